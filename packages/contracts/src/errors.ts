@@ -1,0 +1,328 @@
+/**
+ * The error classes that cross the wire (world-spec §5.1 REST classes, plus the broker's and
+ * coordinator's typed failures). Services throw these; only the gateway maps them to HTTP
+ * statuses or JSON-RPC codes (CONVENTIONS.md "Errors"). Never match on message text: match on
+ * `errorClass` or `instanceof`.
+ */
+
+/** The serialized form of a WorldError on NATS and the in-process transport. */
+export interface WireError {
+  errorClass: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** Base class: a client-facing message, a stable class name, optional structured details. */
+export abstract class WorldError extends Error {
+  abstract readonly errorClass: string;
+
+  /** Structured fields that travel with the error (refs, heads…). */
+  details(): Record<string, unknown> | undefined {
+    return undefined;
+  }
+
+  /** The wire form; `errorFromWire` restores the same class. */
+  toWire(): WireError {
+    const details = this.details();
+    return details === undefined
+      ? { errorClass: this.errorClass, message: this.message }
+      : { errorClass: this.errorClass, message: this.message, details };
+  }
+}
+
+/** Fixed client-facing texts of world-spec §6.1 and §6.5. */
+export const MESSAGES = {
+  sessionAbsent: 'session credential is absent: send Authorization: Bearer <session-credential>',
+  sessionMalformed: 'malformed Authorization header: expected Bearer <64-hex-credential>',
+  sessionUnknown: 'unknown session credential',
+  sessionExpired: 'session credential has expired',
+  commitSessionAbsent:
+    'a session credential is required: no Authorization Bearer header was present',
+  internal: 'internal store failure',
+  effectsUnrecordedPrefix:
+    'effects were requested but the invocation was not confirmed committed; effect records:',
+  uncertain: 'invocation outcome is not confirmed; resend the same task id',
+  notCommitted: 'invocation was not committed; send a new task id',
+  taskIdUsed: 'task id already used in this session',
+  noHandler: 'transition declares an effect this daemon has no handler for',
+  deadline: 'invocation exceeded its deadline',
+} as const;
+
+/** 400: malformed client input; the message names what. */
+export class BadRequestError extends WorldError {
+  readonly errorClass = 'BadRequest';
+}
+
+/** 400: a malformed Authorization header. */
+export class InvalidSessionError extends WorldError {
+  readonly errorClass = 'InvalidSession';
+  constructor(message: string = MESSAGES.sessionMalformed) {
+    super(message);
+  }
+}
+
+/** 401: no session credential was sent. */
+export class SessionAbsentError extends WorldError {
+  readonly errorClass = 'SessionAbsent';
+  constructor(message: string = MESSAGES.sessionAbsent) {
+    super(message);
+  }
+}
+
+/** 401: a credential that was never minted, or was revoked. */
+export class SessionUnknownError extends WorldError {
+  readonly errorClass = 'SessionUnknown';
+  constructor(message: string = MESSAGES.sessionUnknown) {
+    super(message);
+  }
+}
+
+/** 401: a credential past its expiry. */
+export class SessionExpiredError extends WorldError {
+  readonly errorClass = 'SessionExpired';
+  constructor(message: string = MESSAGES.sessionExpired) {
+    super(message);
+  }
+}
+
+/** 404: the thing asked for is absent. */
+export class NotFoundError extends WorldError {
+  readonly errorClass = 'NotFound';
+}
+
+/** 409: a REST commit observed a head that is no longer selected (world-spec §5.10). */
+export class HeadConflictError extends WorldError {
+  readonly errorClass = 'HeadConflict';
+  constructor(
+    readonly observedHead: string,
+    readonly selectedHead: string,
+    message = 'observedHead is not the selected head',
+  ) {
+    super(message);
+  }
+  override details() {
+    return { observedHead: this.observedHead, selectedHead: this.selectedHead };
+  }
+}
+
+/** 413: a body over its route's limit. */
+export class PayloadTooLargeError extends WorldError {
+  readonly errorClass = 'PayloadTooLarge';
+}
+
+/** 500: always `internal store failure`; the cause goes to the operator log only. */
+export class InternalError extends WorldError {
+  readonly errorClass = 'Internal';
+  constructor(message: string = MESSAGES.internal) {
+    super(message);
+  }
+}
+
+/** 503 Timeout: a deadline ended before the durable step; safe to resend. */
+export class DeadlineExceededError extends WorldError {
+  readonly errorClass = 'Timeout';
+}
+
+/** 503: a commit's outcome is unknown; reconcile before resending (world-spec §5.10). */
+export class CommitUncertainError extends WorldError {
+  readonly errorClass = 'CommitUncertain';
+}
+
+/** 503: the semantic-id index is unavailable. */
+export class LookupIndexUnavailableError extends WorldError {
+  readonly errorClass = 'LookupIndexUnavailable';
+}
+
+/** 503: the agent card's registry read failed. */
+export class ProjectionUnavailableError extends WorldError {
+  readonly errorClass = 'ProjectionUnavailable';
+  constructor(message = 'the projection read failed; retry the request') {
+    super(message);
+  }
+}
+
+/** 504: the agent card's bounded read deadline ended. */
+export class ProjectionDeadlineExceededError extends WorldError {
+  readonly errorClass = 'ProjectionDeadlineExceeded';
+  constructor(message = 'the projection read exceeded its bounded deadline') {
+    super(message);
+  }
+}
+
+/** 503: a service did not answer (no responder, or the transport timed out before a reply). */
+export class ServiceUnavailableError extends WorldError {
+  readonly errorClass = 'Unavailable';
+}
+
+/** A broker denial: the effect did not run and nothing was spent (world-spec §2.8). */
+export class DenialError extends WorldError {
+  readonly errorClass = 'Denial';
+  constructor(
+    readonly label: string,
+    readonly recordRef: string,
+  ) {
+    super(`effect denied: ${label}`);
+  }
+  override details() {
+    return { label: this.label, recordRef: this.recordRef };
+  }
+}
+
+/**
+ * The effect may have run (its records are durable) but the invocation was not committed
+ * (world-spec §4.5). Never retried. The message lists every effect record ref.
+ */
+export class EffectsUnrecordedError extends WorldError {
+  readonly errorClass = 'EffectsUnrecorded';
+  constructor(
+    readonly invocationId: string,
+    readonly effectRecords: string[],
+    readonly causeText: string,
+  ) {
+    super(
+      effectRecords.length > 0
+        ? `${MESSAGES.effectsUnrecordedPrefix} ${effectRecords.join(' ')}`
+        : `${MESSAGES.effectsUnrecordedPrefix} (none recorded yet)`,
+    );
+  }
+  override details() {
+    return { invocationId: this.invocationId, effectRecords: this.effectRecords, cause: this.causeText };
+  }
+}
+
+/** The outcome of a durable step is unknown; resend the same invocation id to reconcile. */
+export class UncertainError extends WorldError {
+  readonly errorClass = 'Uncertain';
+  constructor(message: string = MESSAGES.uncertain) {
+    super(message);
+  }
+}
+
+/** A stale fencing token: another holder owns the episode's lease; nothing was written. */
+export class LeaseLostError extends WorldError {
+  readonly errorClass = 'LeaseLost';
+  constructor(
+    readonly episodeId: string,
+    readonly fence: number,
+    message = `lease of episode "${episodeId}" is not held with fence ${fence}`,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { episodeId: this.episodeId, fence: this.fence };
+  }
+}
+
+/** The same invocation id was used for different content (world-internals §5.3). */
+export class DuplicateInvocationError extends WorldError {
+  readonly errorClass = 'DuplicateInvocation';
+  constructor(
+    readonly invocationId: string,
+    message = `invocation id "${invocationId}" was already used for different content`,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { invocationId: this.invocationId };
+  }
+}
+
+/** An idempotent invocation whose first attempt is still in flight (world-spec §4.6). */
+export class InvocationInFlightError extends WorldError {
+  readonly errorClass = 'InvocationInFlight';
+  constructor(message: string = MESSAGES.taskIdUsed) {
+    super(message);
+  }
+}
+
+/** An idempotent invocation known not to have committed (world-spec §6.5). */
+export class InvocationNotCommittedError extends WorldError {
+  readonly errorClass = 'InvocationNotCommitted';
+  constructor(message: string = MESSAGES.notCommitted) {
+    super(message);
+  }
+}
+
+/** A tool outside the session's surface (MCP -32602 `unknown tool "<name>"`, A2A `not authorized`). */
+export class UnknownToolError extends WorldError {
+  readonly errorClass = 'UnknownTool';
+  constructor(
+    readonly toolId: string,
+    message = `unknown tool "${toolId}"`,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { toolId: this.toolId };
+  }
+}
+
+/** Rule R8: the plan asks for an effect this deployment has no handler for (world-spec §2.6). */
+export class NoHandlerError extends WorldError {
+  readonly errorClass = 'NoHandler';
+  constructor(message: string = MESSAGES.noHandler) {
+    super(message);
+  }
+}
+
+/** A transition's plan or finish output broke a plan law (world-internals §5.4). */
+export class PlanLawError extends WorldError {
+  readonly errorClass = 'PlanLaw';
+}
+
+type Restorer = (message: string, details: Record<string, unknown>) => WorldError;
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+const RESTORERS: Record<string, Restorer> = {
+  BadRequest: (m) => new BadRequestError(m),
+  InvalidSession: (m) => new InvalidSessionError(m),
+  SessionAbsent: (m) => new SessionAbsentError(m),
+  SessionUnknown: (m) => new SessionUnknownError(m),
+  SessionExpired: (m) => new SessionExpiredError(m),
+  NotFound: (m) => new NotFoundError(m),
+  HeadConflict: (m, d) => new HeadConflictError(str(d.observedHead), str(d.selectedHead), m),
+  PayloadTooLarge: (m) => new PayloadTooLargeError(m),
+  Internal: (m) => new InternalError(m),
+  Timeout: (m) => new DeadlineExceededError(m),
+  CommitUncertain: (m) => new CommitUncertainError(m),
+  LookupIndexUnavailable: (m) => new LookupIndexUnavailableError(m),
+  ProjectionUnavailable: (m) => new ProjectionUnavailableError(m),
+  ProjectionDeadlineExceeded: (m) => new ProjectionDeadlineExceededError(m),
+  Unavailable: (m) => new ServiceUnavailableError(m),
+  Denial: (_m, d) => new DenialError(str(d.label), str(d.recordRef)),
+  EffectsUnrecorded: (_m, d) =>
+    new EffectsUnrecordedError(
+      str(d.invocationId),
+      Array.isArray(d.effectRecords) ? d.effectRecords.map(str) : [],
+      str(d.cause),
+    ),
+  Uncertain: (m) => new UncertainError(m),
+  LeaseLost: (m, d) => new LeaseLostError(str(d.episodeId), Number(d.fence), m),
+  DuplicateInvocation: (m, d) => new DuplicateInvocationError(str(d.invocationId), m),
+  InvocationInFlight: (m) => new InvocationInFlightError(m),
+  InvocationNotCommitted: (m) => new InvocationNotCommittedError(m),
+  UnknownTool: (m, d) => new UnknownToolError(str(d.toolId), m),
+  NoHandler: (m) => new NoHandlerError(m),
+  PlanLaw: (m) => new PlanLawError(m),
+};
+
+/**
+ * Restores the typed error a service threw from its wire form; an unknown class becomes an
+ * InternalError (fail closed: never guess a more specific meaning).
+ */
+export function errorFromWire(wire: WireError): WorldError {
+  const restore = RESTORERS[wire.errorClass];
+  if (restore === undefined) return new InternalError();
+  return restore(wire.message, wire.details ?? {});
+}
+
+/** True when a value has the shape of a WireError. */
+export function isWireError(value: unknown): value is WireError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as WireError).errorClass === 'string' &&
+    typeof (value as WireError).message === 'string'
+  );
+}

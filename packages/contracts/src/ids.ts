@@ -1,0 +1,122 @@
+/**
+ * Identifiers and their grammars: episodes, task ids, invocation ids, credentials, grants,
+ * semantic ids. Sources: world-spec §2.1, §2.7, §6.5, §10; DESIGN.md §7.4.
+ */
+import { createHash } from 'node:crypto';
+import { BadRequestError, InvalidSessionError, SessionAbsentError } from './errors.js';
+
+/** Episode id grammar (world-spec §2.1). */
+export const EPISODE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+/** A2A task id / MCP idempotency key grammar (world-spec §6.5). */
+export const TASK_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** A session credential and its id: 64 lowercase hex (world-spec §2.2). */
+export const HEX64 = /^[0-9a-f]{64}$/;
+
+/** The surfaces a tool call arrives on; each tags its invocation ids and `writtenBy`. */
+export type Surface = 'mcp' | 'a2a';
+
+/** `writtenBy` of a coordinator commit: `coordinator:<surface>` (DESIGN.md §7.4). */
+export function writtenByFor(surface: Surface): string {
+  return `coordinator:${surface}`;
+}
+
+/** Invocation id `<surface>:<episode>:<task>` (world-spec §10). */
+export function invocationIdOf(surface: Surface, episodeId: string, taskId: string): string {
+  return `${surface}:${episodeId}:${taskId}`;
+}
+
+/** Invocation ids the coordinator commits: `a2a:` or `mcp:` + episode + task. */
+export const COORDINATOR_INVOCATION_ID = /^(a2a|mcp):[a-z0-9][a-z0-9-]{0,63}:[A-Za-z0-9._-]{1,128}$/;
+/** Invocation ids of REST commits: `rest:<id>` (world-spec §5.10). */
+export const REST_INVOCATION_ID = /^rest:[A-Za-z0-9._:-]{1,128}$/;
+
+/** Object semantic ids World writes (world-spec §2.13). */
+export const SEMANTIC_IDS = {
+  transitionSource: 'world/transition-source/v1',
+  effectPlan: 'world/effect-plan/v1',
+  effectRequest: 'world/effect-request/v1',
+  effectResult: 'world/effect-result/v1',
+  effectRecord: 'world/effect-record/v1',
+  invocationInput: 'world/invocation-input/v1',
+  invocationOutput: 'world/invocation-output/v1',
+  invocationRecord: 'world/invocation-record/v2',
+  transitionRegistry: 'world/transition-registry/v1',
+  epochRegistry: 'world/epoch-registry/v1',
+  genesis: 'world/genesis/v1',
+  interpreter: 'world/interpreter/v1',
+} as const;
+
+/** Provenance of objects the broker writes (world-internals §3.2). */
+export const BROKER_PROVENANCE = 'host/broker';
+
+/** A grant as minted: effect name, exact scope, budget in calls (world-spec §2.7). */
+export interface Grant {
+  effect: string;
+  scope: string;
+  budget: number;
+}
+
+/** A grant bound to a session: it expires with the session (epoch milliseconds). */
+export interface SessionGrant extends Grant {
+  expiresAt: number;
+}
+
+const EFFECT_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Parses the textual grant form `EFFECT=SCOPE:BUDGET`; the budget is the last `:` segment, so a
+ * scope may contain `:` (world-spec §2.7).
+ * @throws BadRequestError naming the grant and the problem
+ */
+export function parseGrant(text: string): Grant {
+  const eq = text.indexOf('=');
+  const colon = text.lastIndexOf(':');
+  const fail = (why: string) =>
+    new BadRequestError(`grant "${text}" ${why}; expected EFFECT=SCOPE:BUDGET`);
+  if (eq <= 0) throw fail('has no effect name');
+  if (colon < eq) throw fail('has no budget');
+  const effect = text.slice(0, eq);
+  const scope = text.slice(eq + 1, colon);
+  const budgetText = text.slice(colon + 1);
+  if (!EFFECT_NAME.test(effect)) throw fail('has a malformed effect name');
+  if (scope === '') throw fail('has an empty scope');
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(budgetText)) throw fail('has a budget that is not a whole number');
+  return { effect, scope, budget: Number(budgetText) };
+}
+
+/** The textual form of a grant. */
+export function formatGrant(grant: Grant): string {
+  return `${grant.effect}=${grant.scope}:${grant.budget}`;
+}
+
+/** The outcome of reading an Authorization header (world-spec §6.1). */
+export type BearerParse = { kind: 'absent' } | { kind: 'malformed' } | { kind: 'token'; token: string };
+
+/**
+ * Reads `Authorization: Bearer <64-hex>`; nothing else is a credential (world-spec §2.2).
+ * The scheme is matched case-insensitively (RFC 9110 §11.1); the token must be 64 lowercase hex.
+ */
+export function parseBearer(header: string | undefined | null): BearerParse {
+  if (header === undefined || header === null || header === '') return { kind: 'absent' };
+  const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
+  if (match === null || !HEX64.test(match[1]!)) return { kind: 'malformed' };
+  return { kind: 'token', token: match[1]! };
+}
+
+/**
+ * The credential id of a token: sha256 of its hex text (world-internals §4). Only this is stored.
+ */
+export function credentialIdOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * The credential id behind an Authorization header, or the typed session error.
+ * @throws SessionAbsentError, InvalidSessionError
+ */
+export function credentialIdFromHeader(header: string | undefined | null): string {
+  const parsed = parseBearer(header);
+  if (parsed.kind === 'absent') throw new SessionAbsentError();
+  if (parsed.kind === 'malformed') throw new InvalidSessionError();
+  return credentialIdOf(parsed.token);
+}

@@ -1,0 +1,6 @@
+export * from './limits.js';
+export * from './errors.js';
+export * from './ids.js';
+export * from './schemas.js';
+export * from './subjects.js';
+export * from './parse.js';

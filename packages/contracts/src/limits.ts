@@ -1,0 +1,114 @@
+/**
+ * Every number World enforces, named once (CONVENTIONS.md "Limits and deadlines").
+ * Sources: world-spec §10 and world-internals §9 unless stated.
+ */
+
+/** Bytes in one mebibyte. */
+export const MiB = 1024 * 1024;
+
+/** Body of POST /v1/commit: 8 MiB (world-spec §5.10). */
+export const COMMIT_BODY_MAX_BYTES = 8 * MiB;
+/** Body of POST /a2a: 1 MiB (world-spec §6.5). */
+export const A2A_BODY_MAX_BYTES = 1 * MiB;
+/** Body of POST /mcp: 4 MiB (world-spec §6.2). */
+export const MCP_BODY_MAX_BYTES = 4 * MiB;
+/** Canonical invocation input and output: 1 MiB each (world-internals §9). */
+export const INVOCATION_INPUT_MAX_BYTES = 1 * MiB;
+export const INVOCATION_OUTPUT_MAX_BYTES = 1 * MiB;
+/** A plan effect's payload: 1 MiB (plan law L4). */
+export const PLAN_PAYLOAD_MAX_BYTES = 1 * MiB;
+/** NATS max_payload World's deployments configure (DESIGN.md §1); every message fits under it. */
+export const NATS_MAX_PAYLOAD_BYTES = 8 * MiB;
+
+/** Log and lookup pages: default 100 when absent or < 1, at most 500 (world-spec §5.1). */
+export const PAGE_DEFAULT = 100;
+export const PAGE_MAX = 500;
+/** `world log tail` prints the last 20 entries by default (world-spec §7.3). */
+export const LOG_TAIL_DEFAULT = 20;
+
+/** Session credential: 32 random bytes, 64 hex characters (world-spec §2.2). */
+export const SESSION_TOKEN_BYTES = 32;
+/** Default session lifetime: 3600 s (world-spec §10). */
+export const SESSION_TTL_DEFAULT_SECONDS = 3600;
+/** A session file holds at most 256 bytes (world-spec §7.3). */
+export const SESSION_FILE_MAX_BYTES = 256;
+/** The gateway may cache a session resolution for at most 1 s (DESIGN.md §2). */
+export const SESSION_CACHE_MAX_MS = 1000;
+
+/** A2A task ids: 1-128 of [A-Za-z0-9._-] (world-spec §6.5). */
+export const TASK_ID_MAX_CHARS = 128;
+/** MCP invocations without a caller key get 32 random bytes as task id (world-spec §4.6). */
+export const MCP_TASK_ID_BYTES = 32;
+
+/** Plans carry at most one effect in v1 (plan law L1). */
+export const PLAN_MAX_EFFECTS = 1;
+
+/** ailang-run inputs (world-spec §3.5). */
+export const RUN_STDIN_MAX_BYTES = 65536;
+export const RUN_ARGV_MAX_ITEMS = 32;
+export const RUN_ARGV_ITEM_MAX_BYTES = 1024;
+/** AILANG policy: inner file-operation budget (world-spec §3.5). */
+export const AILANG_FS_BUDGET = 1000;
+/** builtins-search returns at most 10 matches for a query (world-spec §3.6). */
+export const BUILTINS_SEARCH_MAX_MATCHES = 10;
+/** policy-tool stdout cap: 64 KiB (world-spec §10). */
+export const POLICY_TOOL_STDOUT_MAX_BYTES = 64 * 1024;
+/** Output cap per stream of a handler subprocess or worker: 8 MiB (world-internals §9). */
+export const HANDLER_STREAM_MAX_BYTES = 8 * MiB;
+
+/** The invocation deadline that every phase's share is derived from: 20 s (world-spec §10). */
+export const CALL_DEADLINE_MS = 20_000;
+/** Graceful shutdown drains in-flight calls for at most 10 s (world-spec §10). */
+export const SHUTDOWN_DRAIN_MS = 10_000;
+/** Client verbs give up after 30 s (world-spec §7.3). */
+export const CLIENT_TIMEOUT_MS = 30_000;
+/** A store read per GET ends after 10 s (world-spec §10). */
+export const READ_DEADLINE_MS = 10_000;
+/** Credential lookup: 3 s (world-spec §10). */
+export const CREDENTIAL_LOOKUP_MS = 3_000;
+/** REST commit store work: 3 s (world-spec §10). */
+export const REST_COMMIT_MS = 3_000;
+
+/** The per-phase budgets of one invocation, all derived from its total deadline. */
+export interface DeadlineTable {
+  /** whole invocation, from admission to the committed answer */
+  totalMs: number;
+  /** the effect handler's hard cap */
+  handlerMs: number;
+  /** the pure finish phase */
+  finishMs: number;
+  /** every write after the handler ran (record, finish, compose, commit), detached */
+  postEffectMs: number;
+  /** the pure plan phase: what remains, total − handler − (finish + post-effect) */
+  planMs: number;
+  /** the AILANG supervisor's timeout: 2 s under the handler cap so it reports first */
+  policyTimeoutMs: number;
+  /** how long a lease outlives its holder before another planner may take it over */
+  leaseTtlMs: number;
+}
+
+/**
+ * Derives every phase budget from one total (world-internals §13: 20 s invoke = 4 s plan +
+ * 10 s handler + 2 s finish + 4 s post; policy 8 s = handler − 2 s). Shares scale with the
+ * total so tests may run with a shorter one.
+ * @param totalMs the invocation deadline in milliseconds (default 20 000)
+ * @throws RangeError when totalMs is not a positive integer
+ */
+export function deadlineTable(totalMs: number = CALL_DEADLINE_MS): DeadlineTable {
+  if (!Number.isInteger(totalMs) || totalMs <= 0) {
+    throw new RangeError(`deadline total must be a positive integer, got ${totalMs}`);
+  }
+  const handlerMs = totalMs / 2;
+  const finishMs = totalMs / 10;
+  const postEffectMs = totalMs / 5;
+  const planMs = totalMs - handlerMs - (finishMs + postEffectMs);
+  return {
+    totalMs,
+    handlerMs,
+    finishMs,
+    postEffectMs,
+    planMs,
+    policyTimeoutMs: handlerMs - finishMs,
+    leaseTtlMs: totalMs + finishMs,
+  };
+}

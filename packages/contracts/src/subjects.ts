@@ -1,0 +1,332 @@
+/**
+ * Every NATS subject World uses: its name, request schema and reply schema (DESIGN.md §1).
+ * Subjects on the wire carry a configurable prefix (`<prefix>.<name>`, default `world`).
+ * Kind `request` is request-reply over a queue group; kind `event` is fire-and-forget
+ * (`broadcast` events reach every replica, others one replica of the group).
+ */
+import { z } from 'zod';
+import {
+  CredentialIdSchema,
+  EpisodeIdSchema,
+  EpochMs,
+  GrantSchema,
+  LogEntrySchema,
+  NonNegInt,
+  ObjectHeadSchema,
+  ObjectReplySchema,
+  PlannedEffectSchema,
+  RefSchema,
+  SessionGrantSchema,
+  SessionSchema,
+  SurfaceSchema,
+  ToolDescriptorSchema,
+  WireObjectSchema,
+  WorldSchema,
+  EffectRecordSchema,
+  EffectStatusSchema,
+  TaskIdSchema,
+} from './schemas.js';
+
+const Empty = z.object({}).strict();
+const Health = z.object({ service: z.string(), status: z.literal('ok'), replica: z.string() });
+const JsonObject = z.record(z.string(), z.unknown());
+
+// ---------------------------------------------------------------- ledger
+
+/** A coordinator commit: the ledger assigns index and previous hash (DESIGN.md §7.1). */
+export const LedgerCommitRequest = z.object({
+  invocationId: z.string().min(1),
+  writtenBy: z.string().min(1).max(256),
+  semanticsEpoch: NonNegInt,
+  transitionFn: RefSchema,
+  interpreter: RefSchema,
+  /** the invocation record: the entry's body */
+  transitionRef: RefSchema,
+  /** the output object: the next world's stateRoot */
+  stateRoot: RefSchema,
+  /** every object reachable from the entry */
+  objects: z.array(WireObjectSchema),
+});
+export const LedgerCommitReply = z.object({
+  entryIndex: NonNegInt,
+  entryHash: RefSchema,
+  prevEntryHash: RefSchema,
+  worldRef: RefSchema,
+  revision: NonNegInt,
+  /** true when this invocation id had already committed the same content */
+  replayed: z.boolean(),
+});
+
+/** A REST commit: compare-and-append on observedHead (world-spec §5.10). */
+export const LedgerRestCommitRequest = z.object({
+  invocationId: z.string().optional(),
+  observedHead: z.string(),
+  objects: z.array(WireObjectSchema),
+  nextWorld: WorldSchema,
+  entry: LogEntrySchema,
+});
+export const LedgerRestCommitReply = z.object({ selectedHead: RefSchema });
+
+export const LedgerHeadReply = z.object({
+  worldRef: RefSchema.nullable(),
+  world: WorldSchema.nullable(),
+  entryIndex: NonNegInt.nullable(),
+});
+
+export const ReceiptStateSchema = z.enum(['not-started', 'indeterminate', 'resolved']);
+export const LedgerReceiptReply = z.object({
+  invocationId: z.string(),
+  state: ReceiptStateSchema,
+  resultRef: RefSchema.optional(),
+});
+
+/** Claim an idempotent invocation id before running it (A2A task ids, MCP `world/taskId`). */
+export const LedgerInvocationBeginRequest = z.object({
+  invocationId: z.string().min(1),
+  /** sha256 hex of the canonical (tool, arguments): a resend must carry the same */
+  requestHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** the claim lapses after this long without a commit or an end */
+  ttlMs: z.number().int().positive(),
+});
+export const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('claimed') }),
+  z.object({
+    state: z.literal('committed'),
+    entryIndex: NonNegInt,
+    worldRef: RefSchema,
+    outputRef: RefSchema,
+    /** the committed output object's exact bytes, base64 */
+    output: z.string(),
+  }),
+  z.object({ state: z.literal('in-flight') }),
+  z.object({ state: z.literal('mismatch') }),
+  /** the first attempt ended without a commit (lapsed, uncertain or abandoned) */
+  z.object({ state: z.literal('ended'), reason: z.enum(['lapsed', 'uncertain', 'abandoned']) }),
+]);
+export const LedgerInvocationEndRequest = z.object({
+  invocationId: z.string().min(1),
+  reason: z.enum(['uncertain', 'abandoned']),
+});
+
+export const LedgerRegistryPublishRequest = z.object({ name: z.string().min(1), object: WireObjectSchema });
+export const LedgerRegistryReply = z.object({ name: z.string(), head: RefSchema, changed: z.boolean().optional() });
+
+export const LedgerCommittedEvent = z.object({
+  entryIndex: NonNegInt,
+  entryHash: RefSchema,
+  worldRef: RefSchema,
+  writtenBy: z.string(),
+  invocationId: z.string().nullable(),
+});
+
+// ---------------------------------------------------------------- broker
+
+export const SessionMintRequest = z.object({
+  episodeId: EpisodeIdSchema,
+  grants: z.array(GrantSchema).min(1),
+  ttlSeconds: z.number().int().positive(),
+});
+export const SessionMintReply = SessionSchema.extend({ token: z.string().regex(/^[0-9a-f]{64}$/) });
+
+export const SessionResolveReply = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('ok'), session: SessionSchema }),
+  z.object({ status: z.literal('unknown') }),
+  z.object({ status: z.literal('revoked') }),
+  z.object({ status: z.literal('expired') }),
+]);
+
+export const SessionInfoSchema = SessionSchema.extend({
+  revokedAt: EpochMs.nullable(),
+  live: z.boolean(),
+});
+
+export const EpisodeSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('empty') }),
+  z.object({ kind: z.literal('copy'), dir: z.string().min(1) }),
+  z.object({ kind: z.literal('git'), repo: z.string().min(1), ref: z.string().optional() }),
+]);
+export const EpisodeCreateRequest = z.object({ episodeId: EpisodeIdSchema, source: EpisodeSourceSchema });
+export const EpisodeReply = z.object({
+  episodeId: EpisodeIdSchema,
+  worktree: z.string(),
+  created: z.boolean().optional(),
+});
+
+export const LeaseAcquireRequest = z.object({
+  episodeId: EpisodeIdSchema,
+  holder: z.string().min(1).max(200),
+  ttlMs: z.number().int().positive(),
+  /** how long to wait for a held lease before giving up */
+  waitMs: z.number().int().nonnegative(),
+});
+export const LeaseReply = z.object({ fence: z.number().int().positive(), expiresAt: EpochMs, tookOver: z.boolean() });
+export const LeaseRenewRequest = z.object({
+  episodeId: EpisodeIdSchema,
+  holder: z.string().min(1),
+  fence: z.number().int().positive(),
+  ttlMs: z.number().int().positive(),
+});
+export const LeaseReleaseRequest = z.object({
+  episodeId: EpisodeIdSchema,
+  holder: z.string().min(1),
+  fence: z.number().int().positive(),
+});
+
+/** Run one planned effect under the broker's decision law (world-spec §2.8, DESIGN.md §2). */
+export const EffectExecuteRequest = z.object({
+  invocationId: z.string().min(1),
+  credentialId: CredentialIdSchema,
+  episodeId: EpisodeIdSchema,
+  /** the fencing token of the lease the caller holds… */
+  fence: z.number().int().positive().optional(),
+  /** …or a lease to take in the same transaction (saves one round trip) */
+  acquire: LeaseAcquireRequest.omit({ episodeId: true }).optional(),
+  /** the caller's logical time, epoch ms, used for the decision and the intent */
+  now: EpochMs,
+  effect: PlannedEffectSchema,
+  /** the handler's hard cap */
+  handlerMs: z.number().int().positive(),
+});
+export const EffectExecuteReply = z.object({
+  fence: z.number().int().positive(),
+  status: EffectStatusSchema,
+  recordRef: RefSchema,
+  record: EffectRecordSchema,
+  /** the handler's output object (status ok), else null */
+  output: JsonObject.nullable(),
+  /** request, result (when any) and record objects, to be carried by the commit */
+  objects: z.array(WireObjectSchema),
+});
+
+export const EffectIntentStateSchema = z.object({
+  ordinal: NonNegInt,
+  effect: z.string(),
+  scope: z.string(),
+  cost: NonNegInt,
+  status: z.enum(['indeterminate', 'succeeded', 'failed']),
+  recordRef: RefSchema.nullable(),
+});
+export const EffectsByInvocationReply = z.object({ items: z.array(EffectIntentStateSchema) });
+
+export const IndeterminateIntentSchema = z.object({
+  invocationId: z.string(),
+  episodeId: EpisodeIdSchema,
+  ordinal: NonNegInt,
+  effect: z.string(),
+  scope: z.string(),
+});
+export const RecoveryReportEvent = z.object({ replica: z.string(), items: z.array(IndeterminateIntentSchema) });
+
+// ---------------------------------------------------------------- planner
+
+export const ToolsListRequest = z.object({ grants: z.array(SessionGrantSchema), now: EpochMs });
+export const ToolsListReply = z.object({ tools: z.array(ToolDescriptorSchema) });
+
+export const InvokeRequest = z.object({
+  surface: SurfaceSchema,
+  session: SessionSchema,
+  toolId: z.string().min(1),
+  arguments: z.unknown(),
+  /** the caller's idempotency key (A2A task id, MCP `world/taskId`); absent = a fresh call */
+  taskId: TaskIdSchema.optional(),
+});
+export const InvokeReply = z.object({
+  invocationId: z.string(),
+  /** the committed output object (tool fields + world block) */
+  output: JsonObject,
+  /** its exact committed bytes, base64 (what `content[0].text` and resends carry) */
+  outputBytes: z.string(),
+  outputRef: RefSchema,
+  entryIndex: NonNegInt,
+  worldRef: RefSchema,
+  replayed: z.boolean(),
+});
+
+// ---------------------------------------------------------------- the table
+
+/** The contract of one subject. */
+export interface SubjectContract<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
+  kind: 'request' | 'event';
+  /** events only: every replica receives it (no queue group) */
+  broadcast?: boolean;
+  request: Req;
+  reply: Rep;
+}
+
+const rq = <Req extends z.ZodType, Rep extends z.ZodType>(request: Req, reply: Rep) =>
+  ({ kind: 'request', request, reply }) as const;
+const ev = <Req extends z.ZodType>(request: Req, broadcast: boolean) =>
+  ({ kind: 'event', broadcast, request, reply: z.undefined() }) as const;
+
+export const CONTRACTS = {
+  'ledger.commit': rq(LedgerCommitRequest, LedgerCommitReply),
+  'ledger.restCommit': rq(LedgerRestCommitRequest, LedgerRestCommitReply),
+  'ledger.head': rq(Empty, LedgerHeadReply),
+  'ledger.world.get': rq(z.object({ ref: RefSchema }), WorldSchema),
+  'ledger.object.get': rq(z.object({ ref: RefSchema, payload: z.boolean() }), ObjectReplySchema),
+  'ledger.objects.bySemanticId': rq(
+    z.object({ semanticId: z.string().min(1), after: RefSchema.optional(), limit: z.number().int().positive() }),
+    z.object({ items: z.array(ObjectHeadSchema) }),
+  ),
+  'ledger.log.entry': rq(z.object({ index: NonNegInt }), LogEntrySchema),
+  'ledger.log.range': rq(
+    z.object({ from: NonNegInt, limit: z.number().int().positive() }),
+    z.object({ items: z.array(LogEntrySchema) }),
+  ),
+  'ledger.receipt.get': rq(z.object({ invocationId: z.string().min(1) }), LedgerReceiptReply),
+  'ledger.invocation.begin': rq(LedgerInvocationBeginRequest, LedgerInvocationBeginReply),
+  'ledger.invocation.end': rq(LedgerInvocationEndRequest, z.object({ ended: z.boolean() })),
+  'ledger.registry.get': rq(z.object({ name: z.string().min(1) }), LedgerRegistryReply),
+  'ledger.registry.publish': rq(LedgerRegistryPublishRequest, LedgerRegistryReply),
+  'ledger.health': rq(Empty, Health),
+  'ledger.committed': ev(LedgerCommittedEvent, true),
+
+  'broker.session.mint': rq(SessionMintRequest, SessionMintReply),
+  'broker.session.resolve': rq(z.object({ credentialId: CredentialIdSchema }), SessionResolveReply),
+  'broker.session.revoke': rq(z.object({ credentialId: CredentialIdSchema }), z.object({ revoked: z.boolean() })),
+  'broker.session.list': rq(
+    z.object({ episodeId: EpisodeIdSchema.optional() }),
+    z.object({ items: z.array(SessionInfoSchema) }),
+  ),
+  'broker.session.revoked': ev(z.object({ credentialId: CredentialIdSchema }), true),
+  'broker.episode.create': rq(EpisodeCreateRequest, EpisodeReply),
+  'broker.episode.get': rq(z.object({ episodeId: EpisodeIdSchema }), EpisodeReply),
+  'broker.episode.acquire': rq(LeaseAcquireRequest, LeaseReply),
+  'broker.episode.renew': rq(LeaseRenewRequest, z.object({ expiresAt: EpochMs })),
+  'broker.episode.release': rq(LeaseReleaseRequest, z.object({ released: z.boolean() })),
+  'broker.effect.execute': rq(EffectExecuteRequest, EffectExecuteReply),
+  'broker.effect.byInvocation': rq(z.object({ invocationId: z.string().min(1) }), EffectsByInvocationReply),
+  'broker.object.get': rq(z.object({ ref: RefSchema, payload: z.boolean() }), ObjectReplySchema),
+  'broker.recovery': ev(RecoveryReportEvent, true),
+  'broker.health': rq(Empty, Health),
+
+  'planner.tools.list': rq(ToolsListRequest, ToolsListReply),
+  'planner.invoke': rq(InvokeRequest, InvokeReply),
+  'planner.health': rq(Empty, Health),
+} as const satisfies Record<string, SubjectContract>;
+
+export type SubjectName = keyof typeof CONTRACTS;
+export type RequestSubject = {
+  [K in SubjectName]: (typeof CONTRACTS)[K]['kind'] extends 'request' ? K : never;
+}[SubjectName];
+export type EventSubject = Exclude<SubjectName, RequestSubject>;
+/** What a caller sends (before defaults are applied). */
+export type RequestOf<S extends SubjectName> = z.input<(typeof CONTRACTS)[S]['request']>;
+/** What a handler receives after parsing. */
+export type ParsedRequestOf<S extends SubjectName> = z.output<(typeof CONTRACTS)[S]['request']>;
+export type ReplyOf<S extends SubjectName> = z.output<(typeof CONTRACTS)[S]['reply']>;
+
+/** The service that owns (answers) a subject: its first segment. */
+export function ownerOf(subject: SubjectName): 'ledger' | 'broker' | 'planner' {
+  return subject.slice(0, subject.indexOf('.')) as 'ledger' | 'broker' | 'planner';
+}
+
+/** The default subject prefix; test runs use their own so they never see each other's messages. */
+export const DEFAULT_SUBJECT_PREFIX = 'world';
+
+/** The subject on the wire: `<prefix>.<name>`. */
+export function wireSubject(prefix: string, subject: SubjectName): string {
+  return `${prefix}.${subject}`;
+}
+
+export { EffectRecordSchema };

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { describeZodError } from '@world/contracts';
+
+/** A configuration that failed validation at start-up; the process exits with code 2. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Validates environment variables against a zod schema (DESIGN.md §5).
+ * @param service the service name, used in the message
+ * @throws ConfigError `<service>: invalid configuration: <VAR>: <problem>`
+ */
+export function loadConfig<T extends z.ZodType>(service: string, schema: T, env: NodeJS.ProcessEnv = process.env): z.output<T> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(`${service}: invalid configuration: ${describeZodError(result.error)}`);
+  }
+  return result.data;
+}
+
+/** Runs a process's main; a ConfigError prints one line and exits 2, anything else exits 1. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+/** Common environment of every service process. */
+export const CommonEnv = z.object({
+  NATS_URL: z.string().url('NATS_URL must be a URL such as nats://127.0.0.1:4222').optional(),
+  DATABASE_URL: z.string().url('DATABASE_URL must be a URL such as postgres://user@host/db').optional(),
+  WORLD_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'WORLD_SUBJECT_PREFIX must be dot-separated tokens')
+    .default('world'),
+  WORLD_CALL_DEADLINE_MS: z.coerce.number().int().positive().default(20_000),
+  WORLD_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+});

@@ -1,0 +1,136 @@
+import pg from 'pg';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PGlite } from '@electric-sql/pglite';
+import { logger } from './logger.js';
+
+/**
+ * A drizzle database over either driver. Repositories take this type, so the same code runs on
+ * PostgreSQL (distributed mode) and PGlite (embedded mode).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Database = PgDatabase<PgQueryResultHKT, any>;
+
+/** One service's handle on its database. */
+export interface DatabaseHandle {
+  kind: 'postgres' | 'pglite';
+  db: Database;
+  /** Applies a service's committed drizzle-kit migrations under a Postgres advisory lock. */
+  migrate(options: MigrationOptions): Promise<void>;
+  /** Readiness: one round trip to the database. */
+  ping(): Promise<void>;
+  /** A listener for Postgres NOTIFY on a channel (PGlite supports LISTEN too). */
+  listen(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Where a service's migrations live and how they are journaled. */
+export interface MigrationOptions {
+  /** the folder drizzle-kit generated (apps/<service>/drizzle) */
+  folder: string;
+  /** the journal table in schema `drizzle`, one per service (`__drizzle_migrations_<service>`) */
+  table: string;
+  /** advisory lock key; replicas of one database take the same key (ecosystem §3.2) */
+  lockKey: number;
+}
+
+/** Pool sizes and statement timeouts of a PostgreSQL handle. */
+export interface PostgresOptions {
+  max?: number;
+  applicationName?: string;
+}
+
+/**
+ * Opens a pooled connection to PostgreSQL.
+ * @param url a postgres:// connection string
+ */
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'world',
+  });
+  pool.on('error', (err) => logger.warn({ err }, 'idle postgres client failed'));
+  const db = drizzlePg(pool) as unknown as Database;
+  const listeners: pg.PoolClient[] = [];
+  return {
+    kind: 'postgres',
+    db,
+    async migrate(m) {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [m.lockKey]);
+        try {
+          await migratePg(drizzlePg(client), { migrationsFolder: m.folder, migrationsTable: m.table });
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [m.lockKey]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async listen(channel, listener) {
+      const client = await pool.connect();
+      listeners.push(client);
+      client.on('notification', (n) => {
+        if (n.channel === channel) listener(n.payload ?? '');
+      });
+      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      return async () => {
+        await client.query(`UNLISTEN "${channel.replace(/"/g, '')}"`).catch(() => undefined);
+        client.release();
+        listeners.splice(listeners.indexOf(client), 1);
+      };
+    },
+    async close() {
+      for (const client of listeners.splice(0)) client.release();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * Opens embedded Postgres (PGlite). Without a data directory it lives in memory. PGlite never
+ * calls fsync: its data survives a killed process, not an OS crash (ecosystem §8).
+ * @param dataDir a directory for the data files, or undefined for memory
+ */
+export async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
+  const client = dataDir === undefined ? new PGlite() : new PGlite(dataDir);
+  await client.waitReady;
+  const db = drizzlePglite(client) as unknown as Database;
+  let closed = false;
+  return {
+    kind: 'pglite',
+    db,
+    async migrate(m) {
+      // One backend: no concurrent migrator can exist, the advisory lock is not needed.
+      await migratePglite(drizzlePglite(client), { migrationsFolder: m.folder, migrationsTable: m.table });
+    },
+    async ping() {
+      await client.query('SELECT 1');
+    },
+    async listen(channel, listener) {
+      const off = await client.listen(channel, listener);
+      return async () => off();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+}
+
+/**
+ * Shares one handle between services of one process (embedded mode): closing is left to the
+ * owner of the underlying handle.
+ */
+export function sharedHandle(handle: DatabaseHandle): DatabaseHandle {
+  return { ...handle, close: async () => undefined };
+}

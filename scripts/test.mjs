@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// `pnpm test`: builds everything, starts a NATS server configured like the deployment
+// (infra/nats/nats.conf: max_payload 8 MiB) on a free port unless WORLD_TEST_NATS_URL names one,
+// checks that PostgreSQL answers, then runs every package's tests through turbo.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const passthrough = process.argv.slice(2);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function answers(host, port, timeoutMs = 300) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.on('connect', () => done(true));
+    socket.on('error', () => done(false));
+  });
+}
+
+async function startNats() {
+  if (process.env.WORLD_TEST_NATS_URL) return null;
+  const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
+  const bin = which.stdout.trim();
+  if (!bin) {
+    console.error('test: nats-server not found; using NATS_URL or nats://127.0.0.1:4222 (default max_payload)');
+    return null;
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'world-test-nats-'));
+  const child = spawn(bin, ['-c', join(root, 'infra/nats/nats.conf'), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 100; i++) {
+    if (await answers('127.0.0.1', port)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.env.WORLD_TEST_NATS_URL = `nats://127.0.0.1:${port}`;
+  return () => {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+function run(cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const pgUrl = new URL(process.env.WORLD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+if (!(await answers(pgUrl.hostname, Number(pgUrl.port || 5432), 2000))) {
+  console.error(`test: PostgreSQL does not answer at ${pgUrl.host}; start it (see README "Tests") or set WORLD_TEST_DATABASE_URL`);
+  process.exit(1);
+}
+const stopNats = await startNats();
+let code = 1;
+try {
+  code = await run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
+  if (code === 0) {
+    code = await run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', '--output-logs=full', ...passthrough]);
+  }
+} finally {
+  stopNats?.();
+}
+process.exit(code);
