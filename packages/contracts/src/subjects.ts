@@ -87,6 +87,8 @@ export const LedgerInvocationBeginRequest = z.object({
   requestHash: z.string().regex(/^[0-9a-f]{64}$/),
   /** the claim lapses after this long without a commit or an end */
   ttlMs: z.number().int().positive(),
+  /** take over a claim that `ended` (the caller has checked that nothing ran under it) */
+  reclaim: z.boolean().optional(),
 });
 export const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
   z.object({ state: z.literal('claimed') }),
@@ -102,6 +104,13 @@ export const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
   z.object({ state: z.literal('mismatch') }),
   /** the first attempt ended without a commit (lapsed, uncertain or abandoned) */
   z.object({ state: z.literal('ended'), reason: z.enum(['lapsed', 'uncertain', 'abandoned']) }),
+]);
+/** What the ledger knows of an invocation id, read-only (A2A GetTask). */
+export const LedgerInvocationGetReply = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('none') }),
+  LedgerInvocationBeginReply.options[1],
+  LedgerInvocationBeginReply.options[2],
+  LedgerInvocationBeginReply.options[4],
 ]);
 export const LedgerInvocationEndRequest = z.object({
   invocationId: z.string().min(1),
@@ -275,6 +284,7 @@ export const CONTRACTS = {
   ),
   'ledger.receipt.get': rq(z.object({ invocationId: z.string().min(1) }), LedgerReceiptReply),
   'ledger.invocation.begin': rq(LedgerInvocationBeginRequest, LedgerInvocationBeginReply),
+  'ledger.invocation.get': rq(z.object({ invocationId: z.string().min(1) }), LedgerInvocationGetReply),
   'ledger.invocation.end': rq(LedgerInvocationEndRequest, z.object({ ended: z.boolean() })),
   'ledger.registry.get': rq(z.object({ name: z.string().min(1) }), LedgerRegistryReply),
   'ledger.registry.publish': rq(LedgerRegistryPublishRequest, LedgerRegistryReply),
