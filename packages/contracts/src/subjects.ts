@@ -251,6 +251,15 @@ export const InvokeReply = z.object({
   replayed: z.boolean(),
 });
 
+/** The planner's runtime identity, served by GET /v1/health (world-spec §5.2). */
+export const PlannerInfoReply = z.object({
+  /** ref of the planner's runtime identity: every coordinator entry's header.interpreter */
+  interpreter: RefSchema,
+  /** human text of that identity (package version, Node version) */
+  interpreterVersion: z.string(),
+  semanticsEpoch: NonNegInt,
+});
+
 // ---------------------------------------------------------------- the table
 
 /** The contract of one subject. */
@@ -313,6 +322,7 @@ export const CONTRACTS = {
   'planner.tools.list': rq(ToolsListRequest, ToolsListReply),
   'planner.invoke': rq(InvokeRequest, InvokeReply),
   'planner.health': rq(Empty, Health),
+  'planner.info': rq(Empty, PlannerInfoReply),
 } as const satisfies Record<string, SubjectContract>;
 
 export type SubjectName = keyof typeof CONTRACTS;
