@@ -154,6 +154,14 @@ export class ServiceUnavailableError extends WorldError {
   readonly errorClass = 'Unavailable';
 }
 
+/**
+ * A request whose reply did not arrive before the client's timeout: unlike DeadlineExceeded
+ * (raised by the service itself before any durable step), the request may have been processed.
+ */
+export class TransportTimeoutError extends WorldError {
+  readonly errorClass = 'TransportTimeout';
+}
+
 /** A broker denial: the effect did not run and nothing was spent (world-spec §2.8). */
 export class DenialError extends WorldError {
   readonly errorClass = 'Denial';
@@ -290,6 +298,7 @@ const RESTORERS: Record<string, Restorer> = {
   ProjectionUnavailable: (m) => new ProjectionUnavailableError(m),
   ProjectionDeadlineExceeded: (m) => new ProjectionDeadlineExceededError(m),
   Unavailable: (m) => new ServiceUnavailableError(m),
+  TransportTimeout: (m) => new TransportTimeoutError(m),
   Denial: (_m, d) => new DenialError(str(d.label), str(d.recordRef)),
   EffectsUnrecorded: (_m, d) =>
     new EffectsUnrecordedError(

@@ -2,7 +2,7 @@ import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { lastValueFrom, isObservable, type Observable } from 'rxjs';
 import {
   CONTRACTS,
-  DeadlineExceededError,
+  TransportTimeoutError,
   errorFromWire,
   InternalError,
   isWireError,
@@ -125,7 +125,7 @@ export class InProcessRpcClient implements RpcClient {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new DeadlineExceededError(`${subject} did not answer within ${options.timeoutMs} ms`)),
+        () => reject(new TransportTimeoutError(`${subject} did not answer within ${options.timeoutMs} ms`)),
         options.timeoutMs,
       );
     });

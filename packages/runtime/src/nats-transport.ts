@@ -3,7 +3,7 @@ import { ServerNats } from '@nestjs/microservices';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import {
   CONTRACTS,
-  DeadlineExceededError,
+  TransportTimeoutError,
   errorFromWire,
   InternalError,
   isWireError,
@@ -140,6 +140,6 @@ function transportError(subject: string, err: unknown, timeoutMs: number): Error
     e.name === 'NoRespondersError';
   if (noResponders) return new ServiceUnavailableError(`no service answers ${subject}`);
   const timedOut = e.name === 'TimeoutError' || (e.cause as Error | undefined)?.name === 'TimeoutError';
-  if (timedOut) return new DeadlineExceededError(`${subject} did not answer within ${timeoutMs} ms`);
+  if (timedOut) return new TransportTimeoutError(`${subject} did not answer within ${timeoutMs} ms`);
   return new ServiceUnavailableError(`${subject} failed in transport: ${e.message}`);
 }

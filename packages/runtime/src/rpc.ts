@@ -19,7 +19,7 @@ export interface RpcClient {
   /**
    * Sends a request and awaits its reply.
    * @throws the WorldError the service threw; ServiceUnavailableError when nothing answers the
-   * subject; DeadlineExceededError when the timeout ends first (the request may have run)
+   * subject; TransportTimeoutError when the timeout ends first (the request may have run)
    */
   request<S extends RequestSubject>(subject: S, data: RequestOf<S>, options: RequestOptions): Promise<ReplyOf<S>>;
   /** Publishes an event (at most once). */

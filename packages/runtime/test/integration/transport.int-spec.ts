@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import {
-  DeadlineExceededError,
+  TransportTimeoutError,
   HeadConflictError,
   InternalError,
   NotFoundError,
@@ -97,7 +97,7 @@ describe.each(modes)('service transport over %s', (_mode, makeTransport) => {
 
   it('ends a slow request at its timeout', async () => {
     const err = await client.request('ledger.log.entry', { index: 3 }, { timeoutMs: 200 }).catch((e) => e);
-    expect(err).toBeInstanceOf(DeadlineExceededError);
+    expect(err).toBeInstanceOf(TransportTimeoutError);
     expect(err.message).toBe('ledger.log.entry did not answer within 200 ms');
   });
 
