@@ -42,6 +42,14 @@ export const MCP_TASK_ID_BYTES = 32;
 
 /** Plans carry at most one effect in v1 (plan law L1). */
 export const PLAN_MAX_EFFECTS = 1;
+/** A plan effect id is 1-16 of [a-z0-9] (plan law L2, world-spec §2.5). */
+export const PLAN_EFFECT_ID_MAX_CHARS = 16;
+/**
+ * Tool costs (world-spec §3.0): a descriptor's `access` triple costs 0 (it only admits), its one
+ * declared effect costs 1 call of budget.
+ */
+export const TOOL_ACCESS_COST = 0;
+export const TOOL_EFFECT_COST = 1;
 
 /** ailang-run inputs (world-spec §3.5). */
 export const RUN_STDIN_MAX_BYTES = 65536;
