@@ -120,3 +120,12 @@ export function deadlineTable(totalMs: number = CALL_DEADLINE_MS): DeadlineTable
     leaseTtlMs: totalMs + finishMs,
   };
 }
+
+// ---------------------------------------------------------------- broker
+
+/** A lease waiter re-reads the episode row at least this often when no release wakes it (DESIGN.md §2). */
+export const LEASE_POLL_MS = 1_000;
+/** `git worktree add` / copying a source tree for a new episode ends after 60 s. */
+export const EPISODE_SOURCE_MS = 60_000;
+/** Random bytes in the name of an atomic write's temporary file (hex-encoded). */
+export const ATOMIC_WRITE_SUFFIX_BYTES = 8;
