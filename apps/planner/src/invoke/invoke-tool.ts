@@ -1,0 +1,320 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  canonicalBytes,
+  decodeBase64,
+  encodeBase64,
+  fromWireObject,
+  makeJsonObject,
+  sha256Hex,
+  toWireObject,
+  type WorldObject,
+} from '@world/canonical';
+import {
+  BadRequestError,
+  EffectsUnrecordedError,
+  INVOCATION_INPUT_MAX_BYTES,
+  INVOCATION_OUTPUT_MAX_BYTES,
+  InvocationInFlightError,
+  InvocationNotCommittedError,
+  MCP_TASK_ID_BYTES,
+  PlanLawError,
+  SEMANTIC_IDS,
+  ServiceUnavailableError,
+  TransportTimeoutError,
+  UncertainError,
+  UnknownToolError,
+  WorldError,
+  invocationIdOf,
+  writtenByFor,
+  type ParsedRequestOf,
+  type ReplyOf,
+} from '@world/contracts';
+import { RPC, serviceLogger, withCallContext, type RpcClient } from '@world/runtime';
+import { checkFinishOutput, checkPlan, type EffectPlan } from '@world/tools';
+import { admits } from '../admission/admits.js';
+import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js';
+import { composeOutput, type ComposedEffect } from './compose-output.js';
+import { PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
+
+type InvokeRequest = ParsedRequestOf<'planner.invoke'>;
+type InvokeReply = ReplyOf<'planner.invoke'>;
+
+/** Time allowed to the small bookkeeping requests (claims, ends, releases). */
+const BOOKKEEPING_TIMEOUT_MS = 2_000;
+/** Slack added to the execute request's timeout over the broker's own lease wait + handler cap. */
+const EXECUTE_MARGIN_MS = 1_000;
+
+const log = serviceLogger('planner');
+
+/** Everything one invocation carries through its phases. */
+interface Invocation {
+  req: InvokeRequest;
+  tool: RegisteredTool;
+  invocationId: string;
+  /** a caller key was given: the invocation is claimed in the ledger and exactly-once */
+  keyed: boolean;
+  writtenBy: string;
+  started: number;
+  deadline: number;
+  input: WorldObject;
+}
+
+/**
+ * The coordinator's use case: admit, plan, execute, finish, compose, commit, release
+ * (DESIGN.md §2; world-internals §2.2). Anything failing after a handler may have run is an
+ * EffectsUnrecordedError carrying the effect record refs and is never retried; an unknown
+ * outcome of a durable step is an UncertainError.
+ */
+@Injectable()
+export class InvokeTool {
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(PLANNER_SETTINGS) private readonly settings: PlannerSettings,
+    private readonly registry: ToolRegistry,
+  ) {}
+
+  /**
+   * Runs one tool call to its committed answer.
+   * @throws UnknownToolError (outside the session's surface), BadRequestError (input too large),
+   * InvocationInFlightError / InvocationNotCommittedError (keyed resends), PlanLawError,
+   * the broker's typed refusals (LeaseLost, Session*, NoHandler, DeadlineExceeded),
+   * EffectsUnrecordedError, UncertainError
+   */
+  async run(req: InvokeRequest): Promise<InvokeReply> {
+    const started = Date.now();
+    const tool = this.registry.get(req.toolId);
+    if (tool === undefined || !admits(tool.descriptor.access, req.session.grants, started)) {
+      throw new UnknownToolError(req.toolId);
+    }
+    const keyed = req.taskId !== undefined;
+    const taskId = req.taskId ?? randomBytes(MCP_TASK_ID_BYTES).toString('hex');
+    const invocationId = invocationIdOf(req.surface, req.session.episodeId, taskId);
+    const writtenBy = writtenByFor(req.surface);
+    let input: WorldObject;
+    try {
+      input = makeJsonObject(SEMANTIC_IDS.invocationInput, writtenBy, req.arguments ?? null);
+    } catch {
+      throw new BadRequestError('arguments are not JSON');
+    }
+    if (input.payload.length > INVOCATION_INPUT_MAX_BYTES) {
+      throw new BadRequestError(`arguments are ${input.payload.length} bytes; the limit is ${INVOCATION_INPUT_MAX_BYTES}`);
+    }
+    const inv: Invocation = {
+      req,
+      tool,
+      invocationId,
+      keyed,
+      writtenBy,
+      started,
+      deadline: started + this.settings.deadlines.totalMs,
+      input,
+    };
+    return withCallContext({ invocationId }, async () => {
+      if (keyed) {
+        const replay = await this.claim(inv);
+        if (replay !== null) return replay;
+      }
+      let plan: EffectPlan;
+      try {
+        plan = checkPlan(tool.definition.plan(req.arguments), tool.definition);
+      } catch (err) {
+        await this.end(inv, 'abandoned');
+        throw err instanceof WorldError ? err : new PlanLawError('transition execution failed');
+      }
+      const planObject = makeJsonObject(SEMANTIC_IDS.effectPlan, writtenBy, plan);
+      if (plan.effects.length === 0) return this.commitRefusal(inv, plan, planObject);
+      return this.executeAndCommit(inv, plan, planObject);
+    });
+  }
+
+  /** Claims a keyed invocation; answers a committed resend from the ledger (null = go on). */
+  private async claim(inv: Invocation): Promise<InvokeReply | null> {
+    const requestHash = sha256Hex(canonicalBytes({ tool: inv.req.toolId, arguments: inv.req.arguments ?? null }));
+    const ttlMs = this.settings.deadlines.leaseTtlMs;
+    const begin = (reclaim: boolean) =>
+      this.rpc.request(
+        'ledger.invocation.begin',
+        { invocationId: inv.invocationId, requestHash, ttlMs, reclaim },
+        { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
+      );
+    let claim = await begin(false);
+    if (claim.state === 'ended') {
+      // A first attempt ended without a commit: it may still have run its effect.
+      const intents = await this.rpc.request(
+        'broker.effect.byInvocation',
+        { invocationId: inv.invocationId },
+        { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
+      );
+      if (intents.items.length > 0) throw new InvocationNotCommittedError();
+      claim = await begin(true);
+    }
+    switch (claim.state) {
+      case 'claimed':
+        return null;
+      case 'committed': {
+        const bytes = decodeBase64(claim.output, 'output');
+        return {
+          invocationId: inv.invocationId,
+          output: JSON.parse(bytes.toString('utf8')) as Record<string, unknown>,
+          outputBytes: claim.output,
+          outputRef: claim.outputRef,
+          entryIndex: claim.entryIndex,
+          worldRef: claim.worldRef,
+          replayed: true,
+        };
+      }
+      default:
+        throw new InvocationInFlightError();
+    }
+  }
+
+  /** A zero-effect plan (a refusal): committed, free, no lease (world-spec §4.4 (B)). */
+  private async commitRefusal(inv: Invocation, plan: EffectPlan, planObject: WorldObject): Promise<InvokeReply> {
+    const output = composeOutput(plan, planObject.hash, null, null);
+    try {
+      return await this.commit(inv, planObject, output, [], []);
+    } catch (err) {
+      const uncertain = err instanceof TransportTimeoutError;
+      await this.end(inv, uncertain ? 'uncertain' : 'abandoned');
+      if (uncertain) throw new UncertainError();
+      throw err;
+    }
+  }
+
+  /** Executes the plan's one effect under the episode lease, then finishes, composes and commits. */
+  private async executeAndCommit(inv: Invocation, plan: EffectPlan, planObject: WorldObject): Promise<InvokeReply> {
+    const d = this.settings.deadlines;
+    const effect = plan.effects[0]!;
+    const holder = `${this.settings.replica}/${inv.invocationId}`;
+    const waitMs = Math.max(0, inv.deadline - Date.now() - d.handlerMs - d.postEffectMs);
+    let exec: ReplyOf<'broker.effect.execute'>;
+    try {
+      exec = await this.rpc.request(
+        'broker.effect.execute',
+        {
+          invocationId: inv.invocationId,
+          credentialId: inv.req.session.credentialId,
+          episodeId: inv.req.session.episodeId,
+          acquire: { holder, ttlMs: d.leaseTtlMs, waitMs },
+          now: inv.started,
+          effect,
+          handlerMs: d.handlerMs,
+        },
+        { timeoutMs: waitMs + d.handlerMs + EXECUTE_MARGIN_MS },
+      );
+    } catch (err) {
+      if (err instanceof TransportTimeoutError) {
+        // The broker may have taken the lease and run the handler: fail closed, never retry.
+        await this.end(inv, 'uncertain');
+        log.error({ invocationId: inv.invocationId }, 'effect execution did not answer; outcome unknown');
+        throw new UncertainError();
+      }
+      await this.end(inv, err instanceof EffectsUnrecordedError ? 'uncertain' : 'abandoned');
+      throw err;
+    }
+    const records = [exec.recordRef];
+    const release = () => {
+      this.rpc
+        .request(
+          'broker.episode.release',
+          { episodeId: inv.req.session.episodeId, holder, fence: exec.fence },
+          { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
+        )
+        .catch((err: unknown) => log.warn({ err, invocationId: inv.invocationId }, 'lease release failed; it will expire'));
+    };
+    try {
+      const composed: ComposedEffect = { id: effect.id, status: exec.status, record: exec.recordRef, output: exec.output };
+      let finishOutput: Record<string, unknown> | null = null;
+      if (plan.finish) {
+        const finishPhase = inv.tool.definition.finishPhase;
+        if (finishPhase === undefined) throw new PlanLawError('plan asks for a finish phase the tool does not have');
+        finishOutput = checkFinishOutput(
+          finishPhase(inv.req.arguments, [
+            { id: effect.id, effect: effect.effect, status: exec.status, record: exec.recordRef, output: exec.output },
+          ]),
+        );
+      }
+      const output = composeOutput(plan, planObject.hash, composed, finishOutput);
+      const brokerObjects = exec.objects.map((o, i) => fromWireObject(o, `objects[${i}]`));
+      return await this.commit(inv, planObject, output, records, brokerObjects);
+    } catch (err) {
+      const cause = err instanceof Error ? err.message : String(err);
+      if (inv.keyed && err instanceof TransportTimeoutError) {
+        await this.end(inv, 'uncertain');
+        throw new UncertainError();
+      }
+      await this.end(inv, 'uncertain');
+      log.error({ invocationId: inv.invocationId, records, cause }, 'effects unrecorded');
+      throw new EffectsUnrecordedError(inv.invocationId, records, cause);
+    } finally {
+      release();
+    }
+  }
+
+  /** Builds the output and invocation record objects and commits one log entry. */
+  private async commit(
+    inv: Invocation,
+    planObject: WorldObject,
+    output: Record<string, unknown>,
+    records: string[],
+    brokerObjects: WorldObject[],
+  ): Promise<InvokeReply> {
+    const outputObject = makeJsonObject(SEMANTIC_IDS.invocationOutput, inv.writtenBy, output);
+    if (outputObject.payload.length > INVOCATION_OUTPUT_MAX_BYTES) {
+      throw new PlanLawError(`output is ${outputObject.payload.length} bytes; the limit is ${INVOCATION_OUTPUT_MAX_BYTES}`);
+    }
+    const descriptor = inv.tool.descriptor;
+    const record = makeJsonObject(SEMANTIC_IDS.invocationRecord, inv.writtenBy, {
+      invocationId: inv.invocationId,
+      episodeId: inv.req.session.episodeId,
+      skillId: descriptor.id,
+      transitionFn: descriptor.transitionFn,
+      interpreter: descriptor.interpreter,
+      semanticsEpoch: descriptor.semanticsEpoch,
+      input: inv.input.hash,
+      output: outputObject.hash,
+      plan: planObject.hash,
+      effects: records,
+    });
+    const objects = [inv.input, planObject, outputObject, record, ...brokerObjects].map(toWireObject);
+    const committed = await this.rpc.request(
+      'ledger.commit',
+      {
+        invocationId: inv.invocationId,
+        writtenBy: inv.writtenBy,
+        semanticsEpoch: descriptor.semanticsEpoch,
+        transitionFn: descriptor.transitionFn,
+        interpreter: descriptor.interpreter,
+        transitionRef: record.hash,
+        stateRoot: outputObject.hash,
+        objects,
+      },
+      { timeoutMs: this.settings.deadlines.postEffectMs },
+    );
+    return {
+      invocationId: inv.invocationId,
+      output,
+      outputBytes: encodeBase64(outputObject.payload),
+      outputRef: outputObject.hash,
+      entryIndex: committed.entryIndex,
+      worldRef: committed.worldRef,
+      replayed: committed.replayed,
+    };
+  }
+
+  /** Marks a keyed invocation's claim ended (best effort: a lapsed claim ends by itself). */
+  private async end(inv: Invocation, reason: 'uncertain' | 'abandoned'): Promise<void> {
+    if (!inv.keyed) return;
+    try {
+      await this.rpc.request(
+        'ledger.invocation.end',
+        { invocationId: inv.invocationId, reason },
+        { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
+      );
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableError || err instanceof TransportTimeoutError)) throw err;
+      log.warn({ err, invocationId: inv.invocationId }, 'could not end the claim; it will lapse');
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { makeJsonObject, makeObject, type Ref, type WorldObject } from '@world/canonical';
+import { SEMANTIC_IDS, type SessionGrant, type ToolDescriptor } from '@world/contracts';
+import { TOOLS, type ToolDefinition } from '@world/tools';
+import { admits } from '../admission/admits.js';
+import { canonicalSource } from './transition-source.js';
+import { interpreterObject } from './interpreter.js';
+
+/** The semantics epoch every descriptor of this release carries (world-spec §2.17). */
+export const SEMANTICS_EPOCH = 1;
+const PROVENANCE = 'planner';
+
+/** A registered tool: its served descriptor and its pure code. */
+export interface RegisteredTool {
+  descriptor: ToolDescriptor;
+  definition: ToolDefinition;
+  /** the `world/transition-source/v1` object whose hash is `descriptor.transitionFn` */
+  source: WorldObject;
+}
+
+/**
+ * The transition registry: every tool of packages/tools with its transitionFn (hash of the
+ * canonical text of the module that holds its plan/finish code) and the planner's interpreter
+ * ref (DESIGN.md §4). Built once at start; registry order is the tools' declaration order.
+ */
+export class ToolRegistry {
+  readonly tools: RegisteredTool[];
+  readonly interpreter: WorldObject;
+  readonly interpreterText: string;
+  /** the `world/transition-registry/v1` object listing every descriptor, in order */
+  readonly registryObject: WorldObject;
+  private readonly byId: Map<string, RegisteredTool>;
+
+  constructor(definitions: readonly ToolDefinition[] = TOOLS) {
+    const { object, text } = interpreterObject();
+    this.interpreter = object;
+    this.interpreterText = text;
+    this.tools = definitions.map((definition) => {
+      const source = makeObject(
+        SEMANTIC_IDS.transitionSource,
+        PROVENANCE,
+        Buffer.from(canonicalSource(readFileSync(fileURLToPath(definition.sourceUrl), 'utf8')), 'utf8'),
+      );
+      const descriptor: ToolDescriptor = {
+        id: definition.id,
+        title: definition.title,
+        description: definition.description,
+        inputSchema: definition.inputSchema,
+        outputSchema: definition.outputSchema,
+        access: definition.access,
+        declaredEffects: definition.declaredEffects,
+        transitionFn: source.hash,
+        interpreter: object.hash,
+        semanticsEpoch: SEMANTICS_EPOCH,
+        finish: definition.finish,
+      };
+      return { descriptor, definition, source };
+    });
+    this.byId = new Map(this.tools.map((t) => [t.descriptor.id, t]));
+    this.registryObject = makeJsonObject(SEMANTIC_IDS.transitionRegistry, PROVENANCE, {
+      descriptors: this.tools.map((t) => t.descriptor),
+    });
+  }
+
+  get interpreterRef(): Ref {
+    return this.interpreter.hash;
+  }
+
+  /** The tool with this id, or undefined. */
+  get(id: string): RegisteredTool | undefined {
+    return this.byId.get(id);
+  }
+
+  /**
+   * The descriptors a session's live grants admit, in registry order (world-spec §2.7
+   * "Visibility/admission"; the same function feeds MCP tools/list and the A2A card).
+   */
+  visible(grants: readonly SessionGrant[], now: number): ToolDescriptor[] {
+    return this.tools.filter((t) => admits(t.descriptor.access, grants, now)).map((t) => t.descriptor);
+  }
+}
