@@ -129,3 +129,17 @@ export const LEASE_POLL_MS = 1_000;
 export const EPISODE_SOURCE_MS = 60_000;
 /** Random bytes in the name of an atomic write's temporary file (hex-encoded). */
 export const ATOMIC_WRITE_SUFFIX_BYTES = 8;
+
+// ---------------------------------------------------------------- gateway
+
+/** The gateway's default port: it binds 127.0.0.1:7644 unless told otherwise (world-spec §10). */
+export const DEFAULT_HTTP_PORT = 7644;
+/**
+ * A caller waits this much longer than the callee's own deadline, so the callee's typed answer
+ * (Timeout, CommitUncertain…) arrives before the caller's transport gives up.
+ */
+export const REPLY_GRACE_MS = 1_000;
+/** Bodies of the operator routes (episode create, session mint, …): 64 KiB. */
+export const OPERATOR_BODY_MAX_BYTES = 64 * 1024;
+/** The operator credential: 32 random bytes, 64 hex, like a session credential (world-spec §2.2). */
+export const OPERATOR_TOKEN_BYTES = SESSION_TOKEN_BYTES;
