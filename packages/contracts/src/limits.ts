@@ -143,3 +143,28 @@ export const REPLY_GRACE_MS = 1_000;
 export const OPERATOR_BODY_MAX_BYTES = 64 * 1024;
 /** The operator credential: 32 random bytes, 64 hex, like a session credential (world-spec §2.2). */
 export const OPERATOR_TOKEN_BYTES = SESSION_TOKEN_BYTES;
+
+// ---------------------------------------------------------------- ailang (packages/ailang)
+
+/** AILANG's default call-depth ceiling (`--max-recursion-depth`, ailang.md §1.5). */
+export const AILANG_MAX_RECURSION_DEPTH = 10_000;
+/** timeout_ms of a policy that names none, and the largest it may name: 24 h (ailang.md §1.5). */
+export const AILANG_POLICY_TIMEOUT_DEFAULT_MS = 5_000;
+export const AILANG_POLICY_TIMEOUT_MAX_MS = 24 * 60 * 60 * 1000;
+/** Restricted-mode byte limits of an AILANG policy (ailang.md §1.5 policy TOML). */
+export const AILANG_MAX_SOURCE_BYTES = 1 * MiB;
+export const AILANG_MAX_MODULE_GRAPH_BYTES = 16 * MiB;
+export const AILANG_MAX_OUTPUT_BYTES = 8 * MiB;
+export const AILANG_MAX_FS_TRANSFER_BYTES = 8 * MiB;
+/**
+ * The embedded runner's worker thread: V8 old-generation heap and thread stack. The stack is
+ * sized so AILANG_MAX_RECURSION_DEPTH nested calls fit before the JS engine's own limit.
+ */
+export const AILANG_WORKER_HEAP_MB = 256;
+export const AILANG_WORKER_STACK_MB = 64;
+/** After a handler subprocess exits or is killed, its pipes get 1 s to close (world-internals §9). */
+export const HANDLER_PIPE_GRACE_MS = 1_000;
+/** At most 8 AILANG subprocesses or workers run at once per process (world-spec §10, world-internals §9). */
+export const HANDLER_MAX_CONCURRENT = 8;
+/** examples-search lists at most 20 hits of the embedded toolchain's corpus search. */
+export const AILANG_EXAMPLES_MAX_HITS = 20;
