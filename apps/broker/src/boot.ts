@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, realpath } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CALL_DEADLINE_MS, deadlineTable } from '@world/contracts';
+import {
+  ConfigError,
+  connectRpc,
+  openPglite,
+  serviceLogger,
+  startMicroservice,
+  type DatabaseHandle,
+  type RunningService,
+  type TransportConfig,
+} from '@world/runtime';
+import { BrokerModule } from './broker.module.js';
+import { RecoverIntents, type IndeterminateIntent } from './effects/recover-intents.js';
+import { isInside } from './handlers/confinement.js';
+import type { EffectHandler } from './handlers/registry.js';
+import { workspaceHandlers } from './handlers/workspace.js';
+import type { BrokerSettings } from './settings.js';
+
+/** drizzle-kit migrations of schema `broker` (apps/broker/drizzle, beside src/ and dist/). */
+export const BROKER_MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
+/** Journal table of the broker's migrations, in schema `drizzle`. */
+export const BROKER_MIGRATIONS_TABLE = '__drizzle_migrations_broker';
+/** Advisory lock key of the broker's migrations: ASCII "brkr" (one fixed key per service). */
+export const BROKER_MIGRATION_LOCK_KEY = 0x62726b72;
+
+/** Options of startBroker. */
+export interface BrokerOptions {
+  transport: TransportConfig;
+  /** the broker's database; absent → an in-memory PGlite owned (and closed) by the broker */
+  database?: DatabaseHandle;
+  replica?: string;
+  /** World's state directory (default ./.world, resolved to an absolute path) */
+  worldHome?: string;
+  /** episode worktrees (default <worldHome>/worktrees) */
+  workspaceRoot?: string;
+  /** handlers merged over the workspace handlers (e.g. the Ailang.* effects) */
+  handlers?: Record<string, EffectHandler>;
+  /** the invocation deadline the policy timeout derives from (default CALL_DEADLINE_MS) */
+  callDeadlineMs?: number;
+}
+
+/** A running broker replica, with what its start-up recovery reported. */
+export interface RunningBroker extends RunningService {
+  settings: BrokerSettings;
+  /** intents without an outcome found at start (world-internals §5.5) */
+  indeterminate: IndeterminateIntent[];
+}
+
+/**
+ * Resolves the broker's directories (created when missing, then taken as real paths).
+ * @throws ConfigError when the policies directory would lie inside the workspace root
+ *   (world-spec §2.3, §8.2: agents must not reach their own policy)
+ */
+export async function resolveBrokerSettings(
+  options: Pick<BrokerOptions, 'worldHome' | 'workspaceRoot' | 'callDeadlineMs'>,
+  replica: string,
+): Promise<BrokerSettings> {
+  const home = resolve(options.worldHome ?? '.world');
+  const root = resolve(options.workspaceRoot ?? join(home, 'worktrees'));
+  await mkdir(home, { recursive: true });
+  await mkdir(root, { recursive: true });
+  const worldHome = await realpath(home);
+  const workspaceRoot = await realpath(root);
+  const policiesDir = join(worldHome, 'policies');
+  if (isInside(workspaceRoot, policiesDir)) {
+    throw new ConfigError(
+      `broker: invalid configuration: the policies directory ${policiesDir} lies inside the workspace root ${workspaceRoot}`,
+    );
+  }
+  return {
+    workspaceRoot,
+    worldHome,
+    policiesDir,
+    policyTimeoutMs: deadlineTable(options.callDeadlineMs ?? CALL_DEADLINE_MS).policyTimeoutMs,
+    replica,
+  };
+}
+
+/**
+ * Starts one broker replica (DESIGN.md §1): migrates schema `broker` under its advisory lock,
+ * serves every `broker.*` subject on the transport (queue group `broker`), then runs start-up
+ * recovery (indeterminate intents are reported, never re-run).
+ * @throws ConfigError for unusable directories; the database or transport error otherwise
+ */
+export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
+  const replica = options.replica ?? `broker-${randomUUID()}`;
+  const settings = await resolveBrokerSettings(options, replica);
+  const ownDatabase = options.database === undefined;
+  const database = options.database ?? (await openPglite());
+  try {
+    await database.migrate({
+      folder: BROKER_MIGRATIONS_FOLDER,
+      table: BROKER_MIGRATIONS_TABLE,
+      lockKey: BROKER_MIGRATION_LOCK_KEY,
+    });
+  } catch (err) {
+    if (ownDatabase) await database.close();
+    throw err;
+  }
+  const rpc = await connectRpc(options.transport, `broker-${replica}`);
+  const handlers = { ...workspaceHandlers(), ...options.handlers };
+  const app = await startMicroservice(
+    'broker',
+    BrokerModule.register({ database, rpc, replica, settings, handlers }),
+    options.transport,
+  );
+  const indeterminate = await app.get(RecoverIntents).execute();
+  serviceLogger('broker').info(
+    { replica, workspaceRoot: settings.workspaceRoot, indeterminate: indeterminate.length },
+    'broker started',
+  );
+  let closed = false;
+  return {
+    service: 'broker',
+    replica,
+    settings,
+    indeterminate,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await rpc.close();
+      if (ownDatabase) await database.close();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { canonicalBytes, objectJson, toWireObject, type WorldObject } from '@world/canonical';
+import {
+  BadRequestError,
+  INVOCATION_OUTPUT_MAX_BYTES,
+  NoHandlerError,
+  SessionUnknownError,
+  type ParsedRequestOf,
+  type ReplyOf,
+} from '@world/contracts';
+import { crashpoint, serviceLogger } from '@world/runtime';
+import { EpisodesRepository } from '../episodes/episodes.repository.js';
+import { EpisodeLease } from '../episodes/lease.js';
+import { worktreeProblem } from '../episodes/worktree.js';
+import type { EffectHandler, HandlerContext } from '../handlers/registry.js';
+import { BROKER_TOOL_REF } from '../handlers/tool-identity.js';
+import { PolicyFiles } from '../policy/policy-files.js';
+import { SessionsRepository } from '../sessions/sessions.repository.js';
+import { HANDLERS, type HandlerRegistry } from '../settings.js';
+import { decide } from './decide.js';
+import { effectRecord, effectRecordObject, effectRequestObject, effectResultObject } from './effect-objects.js';
+import { EffectsRepository, spendKey, type EffectStart, type RecordRow } from './effects.repository.js';
+
+const log = serviceLogger('broker');
+
+type ExecuteRequest = ParsedRequestOf<'broker.effect.execute'>;
+type ExecuteReply = ReplyOf<'broker.effect.execute'>;
+type HandlerRun = { ok: true; output: Record<string, unknown> } | { ok: false; reason: string };
+
+/**
+ * `broker.effect.execute`, the broker's heart (world-spec §2.7–§2.9, world-internals §5,
+ * DESIGN.md §2). Order of durable writes:
+ * 1. refusals that write nothing: no handler for the effect or no real worktree (NoHandlerError,
+ *    rule R8), an unknown/revoked/foreign session (SessionUnknownError), a stale fence
+ *    (LeaseLostError, checked under the episode row lock);
+ * 2. tx1 under the episode row lock: decide against the session's grants seeded with
+ *    budget − spent; denied → request object + record only; allowed → spend += cost, intent
+ *    (ordinal max+1), request object; crash point `after-intent`;
+ * 3. the handler, bounded by handlerMs (an op outside its allowlist, a throw, a timeout or a
+ *    malformed output is a failure; a policy refusal is an ordinary ok:false output);
+ *    crash point `after-handler`;
+ * 4. tx2: result object (success only), record (succeeded or failed: the spend stands,
+ *    incident 2), outcome (crash point `before-outcome` just before it).
+ * The reply carries the request, result and record objects for the planner's commit.
+ */
+@Injectable()
+export class ExecuteEffect {
+  constructor(
+    private readonly effects: EffectsRepository,
+    private readonly episodes: EpisodesRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly lease: EpisodeLease,
+    private readonly policies: PolicyFiles,
+    @Inject(HANDLERS) private readonly handlers: HandlerRegistry,
+  ) {}
+
+  /**
+   * @throws NoHandlerError, SessionUnknownError, LeaseLostError (nothing written),
+   *   DeadlineExceededError (the lease stayed held), BadRequestError (neither or both of
+   *   fence and acquire)
+   */
+  async execute(request: ExecuteRequest): Promise<ExecuteReply> {
+    const { episodeId, invocationId, now } = request;
+    const { effect, scope, cost, payload } = request.effect;
+    const handler = Object.hasOwn(this.handlers, effect) ? this.handlers[effect] : undefined;
+    if (handler === undefined) throw new NoHandlerError();
+    if ((request.fence === undefined) === (request.acquire === undefined)) {
+      throw new BadRequestError('broker.effect.execute: exactly one of fence and acquire is required');
+    }
+    const episode = await this.episodes.get(episodeId);
+    if (episode === null || episode.worktree === null || (await worktreeProblem(episode.worktree)) !== null) {
+      throw new NoHandlerError();
+    }
+    const worktree = episode.worktree;
+    const session = await this.sessions.find(request.credentialId);
+    if (session === null || session.revokedAt !== null || session.episodeId !== episodeId) {
+      throw new SessionUnknownError();
+    }
+    const policy = await this.policies.ensure(episodeId, worktree);
+    const fence = request.fence ?? (await this.lease.acquire({ episodeId, ...request.acquire! })).fence;
+
+    const requestObject = effectRequestObject({ effect, scope, cost, now, payload });
+    const ask = { effect, scope, cost };
+    let budgetBefore = 0;
+    const { start, ordinal } = await this.effects.begin(episodeId, fence, (spent): EffectStart => {
+      const views = session.grants.map((g) => ({
+        effect: g.effect,
+        scope: g.scope,
+        expiresAt: g.expiresAt,
+        remaining: Math.max(0, g.budget - (spent.get(spendKey(g.effect, g.scope)) ?? 0)),
+      }));
+      const decision = decide(views, { ...ask, now });
+      budgetBefore = decision.remaining;
+      if (!decision.allowed) {
+        const record = effectRecord(ask, requestObject.hash, { arm: 'denied', budgetBefore, denial: decision.label });
+        const recordObject = effectRecordObject(record);
+        return {
+          kind: 'denied',
+          objects: [requestObject, recordObject],
+          record: { ref: recordObject.hash, episodeId, invocationId, record },
+        };
+      }
+      return {
+        kind: 'allowed',
+        objects: [requestObject],
+        intent: { invocationId, effect, scope, cost, requestRef: requestObject.hash, logicalTime: now },
+      };
+    });
+    if (start.kind === 'denied') {
+      return reply(fence, 'denied', start.record, null, start.objects);
+    }
+    crashpoint('after-intent');
+
+    const ran = await this.runHandler(handler, request, { episodeId, worktree, scope, policy });
+    crashpoint('after-handler');
+
+    let row: RecordRow;
+    const written: WorldObject[] = [requestObject];
+    if (ran.ok) {
+      const resultObject = effectResultObject(ran.output);
+      const record = effectRecord(ask, requestObject.hash, { arm: 'succeeded', budgetBefore, resultRef: resultObject.hash });
+      const recordObject = effectRecordObject(record);
+      row = { ref: recordObject.hash, episodeId, invocationId, record };
+      written.push(resultObject, recordObject);
+    } else {
+      log.warn({ invocationId, episodeId, ordinal, effect, reason: ran.reason }, 'effect handler failed');
+      const record = effectRecord(ask, requestObject.hash, { arm: 'failed', budgetBefore });
+      const recordObject = effectRecordObject(record);
+      row = { ref: recordObject.hash, episodeId, invocationId, record };
+      written.push(recordObject);
+    }
+    await this.effects.finish(episodeId, ordinal!, written.slice(1), row, ran.ok ? 'succeeded' : 'failed', () =>
+      crashpoint('before-outcome'),
+    );
+    return reply(fence, ran.ok ? 'ok' : 'failed', row, ran.ok ? objectJson(written[1]!) : null, written);
+  }
+
+  /**
+   * Runs a handler under its op allowlist and scope list (world-spec §2.6), bounded by
+   * handlerMs, and stamps `tool` and `policy_digest` on its output (world-spec §3.0).
+   * Never throws: every failure is a reason.
+   */
+  private async runHandler(
+    handler: EffectHandler,
+    request: ExecuteRequest,
+    base: Omit<HandlerContext, 'deadline' | 'signal' | 'policy'> & { policy: HandlerContext['policy'] },
+  ): Promise<HandlerRun> {
+    const { effect, payload } = request.effect;
+    const op = payload.op;
+    if (typeof op !== 'string' || !handler.ops.includes(op)) {
+      return { ok: false, reason: `op ${JSON.stringify(op ?? null)} is not allowed for ${effect}` };
+    }
+    if (!handler.scopes.includes(base.scope)) {
+      return { ok: false, reason: `scope "${base.scope}" is not served by the ${effect} handler` };
+    }
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new Error(`handler exceeded ${request.handlerMs} ms`));
+      }, request.handlerMs);
+    });
+    try {
+      const ctx: HandlerContext = { ...base, deadline: Date.now() + request.handlerMs, signal: controller.signal };
+      const raw = await Promise.race([handler.run(payload, ctx), timeout]);
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        return { ok: false, reason: 'handler output is not a JSON object' };
+      }
+      if (Object.hasOwn(raw, 'world')) return { ok: false, reason: 'handler output carries the reserved key "world"' };
+      const output = { ...raw, tool: handler.tool ?? BROKER_TOOL_REF, policy_digest: base.policy.digest };
+      const bytes = canonicalBytes(output);
+      if (bytes.length > INVOCATION_OUTPUT_MAX_BYTES) {
+        return { ok: false, reason: `handler output is ${bytes.length} bytes, over ${INVOCATION_OUTPUT_MAX_BYTES}` };
+      }
+      return { ok: true, output: JSON.parse(bytes.toString('utf8')) as Record<string, unknown> };
+    } catch (err) {
+      return { ok: false, reason: (err as Error)?.message ?? String(err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function reply(
+  fence: number,
+  status: ExecuteReply['status'],
+  row: RecordRow,
+  output: Record<string, unknown> | null,
+  objects: WorldObject[],
+): ExecuteReply {
+  return { fence, status, recordRef: row.ref as ExecuteReply['recordRef'], record: row.record, output, objects: objects.map(toWireObject) };
+}

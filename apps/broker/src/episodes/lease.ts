@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { DeadlineExceededError, LEASE_POLL_MS, LeaseLostError, type ParsedRequestOf } from '@world/contracts';
+import { EpisodesRepository, type LeaseGrant } from './episodes.repository.js';
+import { LeaseSignals } from './lease-signals.js';
+
+/** What `acquire` needs: the episode, a holder name, the lease ttl and how long to wait (ms). */
+export type AcquireInput = ParsedRequestOf<'broker.episode.acquire'>;
+
+/**
+ * The per-episode lease with a fencing token (DESIGN.md §2 "Per-episode serialization";
+ * world-spec §2.10). A lease is taken when free or expired (fence += 1, tookOver when it
+ * replaced an expired holder); otherwise the caller waits up to waitMs — woken by local
+ * releases, by NOTIFY from other replicas, at the holder's expiry, and by a slow poll — then
+ * gets DeadlineExceededError. Only holder+fence may renew or release. The row lock makes two
+ * holders impossible: every take-over increments the fence, so an old fence is stale.
+ */
+@Injectable()
+export class EpisodeLease {
+  constructor(
+    private readonly episodes: EpisodesRepository,
+    private readonly signals: LeaseSignals,
+  ) {}
+
+  /** @throws DeadlineExceededError when the lease stays held for waitMs */
+  async acquire(input: AcquireInput): Promise<LeaseGrant> {
+    const deadline = Date.now() + input.waitMs;
+    const subscription = this.signals.subscribe(input.episodeId);
+    try {
+      while (true) {
+        const now = Date.now();
+        const result = await this.episodes.tryAcquire(input.episodeId, input.holder, input.ttlMs, now);
+        if ('fence' in result) return result;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          throw new DeadlineExceededError(
+            `lease of episode "${input.episodeId}" is held by another call; waited ${input.waitMs} ms`,
+          );
+        }
+        await subscription.wait(Math.min(left, LEASE_POLL_MS, result.heldUntil - now));
+      }
+    } finally {
+      subscription.close();
+    }
+  }
+
+  /** @throws LeaseLostError when holder+fence no longer hold the lease */
+  async renew(input: ParsedRequestOf<'broker.episode.renew'>): Promise<{ expiresAt: number }> {
+    const expiresAt = await this.episodes.renew(input.episodeId, input.holder, input.fence, input.ttlMs, Date.now());
+    if (expiresAt === null) throw new LeaseLostError(input.episodeId, input.fence);
+    return { expiresAt };
+  }
+
+  /** Frees the lease and wakes waiters. @returns released:false when holder+fence did not hold it */
+  async release(input: ParsedRequestOf<'broker.episode.release'>): Promise<{ released: boolean }> {
+    const released = await this.episodes.release(input.episodeId, input.holder, input.fence);
+    if (released) this.signals.wake(input.episodeId);
+    return { released };
+  }
+}

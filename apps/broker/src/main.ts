@@ -1,0 +1,39 @@
+/**
+ * The broker's distributed process entry (DESIGN.md §5): configuration from the environment
+ * (exit 2 when missing or malformed), PostgreSQL, NATS, one "ready" line, drain on SIGTERM.
+ */
+import 'reflect-metadata';
+import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
+import { closeOnSignal, loadConfig, openPostgres, runMain, serviceLogger } from '@world/runtime';
+import { startBroker } from './boot.js';
+import { BrokerEnv } from './config.js';
+
+runMain(async () => {
+  const config = loadConfig('broker', BrokerEnv);
+  const database = await openPostgres(config.DATABASE_URL, { applicationName: 'world-broker' });
+  const broker = await startBroker({
+    transport: { kind: 'nats', url: config.NATS_URL, prefix: config.WORLD_SUBJECT_PREFIX },
+    database,
+    replica: config.WORLD_REPLICA,
+    worldHome: config.WORLD_HOME,
+    workspaceRoot: config.WORLD_WORKSPACE_ROOT,
+    callDeadlineMs: config.WORLD_CALL_DEADLINE_MS,
+  }).catch(async (err: unknown) => {
+    await database.close();
+    throw err;
+  });
+  serviceLogger('broker').info({ replica: broker.replica }, 'ready');
+  closeOnSignal(
+    [
+      {
+        service: broker.service,
+        replica: broker.replica,
+        close: async () => {
+          await broker.close();
+          await database.close();
+        },
+      },
+    ],
+    SHUTDOWN_DRAIN_MS,
+  );
+});
