@@ -1,1 +1,4 @@
-export {};
+export { PLAN_FORMAT, type EffectPlan, type EffectResult, type ToolDefinition } from './types.js';
+export { TOOLS, toolById } from './registry.js';
+export { checkPath } from './common.js';
+export { checkPlan, checkFinishOutput } from './plan-laws.js';
