@@ -1,0 +1,214 @@
+/**
+ * The laws of appending to the log, written once (CONVENTIONS.md "One law, one function"):
+ * where the next entry goes, what a REST commit must state to be appended, how a commit's
+ * objects are verified and how a commit request is fingerprinted. Pure: no I/O.
+ */
+import {
+  canonicalJson,
+  entryHash,
+  fromWireObject,
+  InvalidBase64Error,
+  InvalidEnvelopeError,
+  InvalidRefError,
+  ObjectHashMismatchError,
+  parseRef,
+  sha256Hex,
+  worldRef,
+  type LogEntry,
+  type Ref,
+  type WireObject,
+  type World,
+  type WorldObject,
+} from '@world/canonical';
+import {
+  BadRequestError,
+  COORDINATOR_INVOCATION_ID,
+  HeadConflictError,
+  REST_INVOCATION_ID,
+  type ParsedRequestOf,
+} from '@world/contracts';
+
+/** The selected head as the commit transaction reads it under its row lock. */
+export interface HeadPosition {
+  worldRef: Ref;
+  entryIndex: number;
+  entryHash: Ref;
+  revision: number;
+}
+
+/** Where the next entry goes: index, previous hash and world revision (DESIGN.md §7.1–7.2). */
+export interface NextLink {
+  entryIndex: number;
+  prevEntryHash: Ref;
+  revision: number;
+}
+
+/**
+ * The position after the head: entryIndex = head + 1, prevEntryHash = head's entry hash,
+ * revision = head revision + 1 (DESIGN.md §7.2; world-internals §4 applyRevision).
+ */
+export function nextLink(head: HeadPosition): NextLink {
+  return { entryIndex: head.entryIndex + 1, prevEntryHash: head.entryHash, revision: head.revision + 1 };
+}
+
+/** A log entry and the world it selects, ready to be written. */
+export interface ChainedCommit {
+  entry: LogEntry;
+  world: World;
+}
+
+/** What a coordinator commit states; the ledger supplies the rest from the head. */
+export type ToolCommitRequest = ParsedRequestOf<'ledger.commit'>;
+/** A REST commit (world-spec §5.10). */
+export type RestCommitRequest = ParsedRequestOf<'ledger.restCommit'>;
+
+/**
+ * Builds the entry and world of a coordinator commit on top of the head: the ledger assigns
+ * index and previous hash, hashes the entry (entryHash), and derives the world (revision + 1,
+ * stateRoot = output, logHead = entry hash, ref = worldRef). Source: DESIGN.md §4, §7.1.
+ * @param head the selected head, read under its row lock
+ * @param request the parsed `ledger.commit` request
+ */
+export function chainToolCommit(head: HeadPosition, request: ToolCommitRequest): ChainedCommit {
+  const link = nextLink(head);
+  const header = {
+    entryIndex: link.entryIndex,
+    semanticsEpoch: request.semanticsEpoch,
+    transitionFn: request.transitionFn,
+    interpreter: request.interpreter,
+    prevEntryHash: link.prevEntryHash,
+    writtenBy: request.writtenBy,
+  };
+  const hash = entryHash(header, request.transitionRef);
+  const shape = { revision: link.revision, stateRoot: request.stateRoot, logHead: hash };
+  return {
+    entry: { header, entryHash: hash, transitionRef: request.transitionRef },
+    world: { ref: worldRef(shape), ...shape },
+  };
+}
+
+/**
+ * Compare-and-append, density and linkage of a REST commit against the selected head
+ * (world-spec §5.10, world-internals §6, DESIGN.md §7.2, incident 16). Checks, in order:
+ * observedHead equals the selected head; entry.header.entryIndex = head + 1;
+ * entry.header.prevEntryHash = head entry hash; entry.entryHash recomputes;
+ * nextWorld.logHead = entry.entryHash; nextWorld.revision = head revision + 1;
+ * nextWorld.ref recomputes.
+ * @throws HeadConflictError(observedHead, selectedHead) when observedHead is stale ('' included:
+ *   genesis exists from the first start, DESIGN.md §7.3)
+ * @throws BadRequestError naming the first field that breaks a law and the value it must have
+ */
+export function checkRestCommit(head: HeadPosition, request: RestCommitRequest): void {
+  if (request.observedHead !== head.worldRef) {
+    throw new HeadConflictError(request.observedHead, head.worldRef);
+  }
+  const link = nextLink(head);
+  const { header } = request.entry;
+  const expect = (field: string, expected: string | number, actual: string | number, why: string) => {
+    if (expected !== actual) {
+      throw new BadRequestError(`${field} must be ${expected} (${why}), got ${actual}`);
+    }
+  };
+  expect('entry.header.entryIndex', link.entryIndex, header.entryIndex, "the selected head's entry index + 1");
+  expect('entry.header.prevEntryHash', link.prevEntryHash, header.prevEntryHash, "the selected head's entry hash");
+  expect(
+    'entry.entryHash',
+    entryHash(header, request.entry.transitionRef),
+    request.entry.entryHash,
+    'sha256 of the canonical entry',
+  );
+  expect('nextWorld.logHead', request.entry.entryHash, request.nextWorld.logHead, "the entry's hash");
+  expect('nextWorld.revision', link.revision, request.nextWorld.revision, "the selected head's revision + 1");
+  expect('nextWorld.ref', worldRef(request.nextWorld), request.nextWorld.ref, 'sha256 of the canonical world');
+}
+
+/**
+ * The observedHead of a REST commit: '' (genesis lenience, incident 23) or a strict ref.
+ * @throws BadRequestError `observedHead: <problem>`
+ */
+export function parseObservedHead(text: string): Ref | '' {
+  if (text === '') return '';
+  try {
+    return parseRef(text, 'observedHead');
+  } catch (err) {
+    throw new BadRequestError((err as Error).message);
+  }
+}
+
+/**
+ * The invocation id of a REST commit: absent, or `rest:<id>` (world-spec §5.10).
+ * @throws BadRequestError when present and not in the `rest:` namespace
+ */
+export function checkRestInvocationId(invocationId: string | undefined): string | null {
+  if (invocationId === undefined) return null;
+  if (!REST_INVOCATION_ID.test(invocationId)) {
+    throw new BadRequestError(
+      `invocationId must be rest:<id> with 1-128 characters of [A-Za-z0-9._:-] after the prefix, got "${invocationId}"`,
+    );
+  }
+  return invocationId;
+}
+
+/**
+ * The invocation id of a coordinator commit or claim: `a2a:` or `mcp:` + episode + task. The
+ * namespaces are disjoint by prefix so a tool call can never bind a REST intent (world-internals
+ * §5.3).
+ * @throws BadRequestError naming the expected form
+ */
+export function checkCoordinatorInvocationId(invocationId: string): string {
+  if (!COORDINATOR_INVOCATION_ID.test(invocationId)) {
+    throw new BadRequestError(
+      `invocationId must be a2a:<episode>:<task> or mcp:<episode>:<task>, got "${invocationId}"`,
+    );
+  }
+  return invocationId;
+}
+
+/**
+ * Decodes and verifies every object a commit carries (hash = sha256(payload), envelope well
+ * formed), keeping the first of any repeated hash (world-spec §2.13; DESIGN.md §7.5: a mismatch
+ * is a 400).
+ * @throws BadRequestError naming `objects[i]` and the problem
+ */
+export function verifyWireObjects(wires: WireObject[], field = 'objects'): WorldObject[] {
+  const seen = new Set<string>();
+  const verified: WorldObject[] = [];
+  wires.forEach((wire, i) => {
+    const object = verifyWireObject(wire, `${field}[${i}]`);
+    if (seen.has(object.hash)) return;
+    seen.add(object.hash);
+    verified.push(object);
+  });
+  return verified;
+}
+
+/**
+ * Decodes and verifies one wire object (hash = sha256(payload), strict refs and base64, envelope
+ * well formed; world-spec §2.13).
+ * @param name the field the object came from, used in the message
+ * @throws BadRequestError naming the field and the problem
+ */
+export function verifyWireObject(wire: WireObject, name: string): WorldObject {
+  try {
+    return fromWireObject(wire, name);
+  } catch (err) {
+    throw objectError(name, err);
+  }
+}
+
+function objectError(name: string, err: unknown): Error {
+  if (err instanceof InvalidRefError || err instanceof InvalidBase64Error) {
+    return new BadRequestError(err.message);
+  }
+  if (err instanceof InvalidEnvelopeError) return new BadRequestError(`${name}.${err.message}`);
+  if (err instanceof ObjectHashMismatchError) return new BadRequestError(`${name}: ${err.message}`);
+  return err as Error;
+}
+
+/**
+ * The fingerprint of a commit request: sha256 hex of its canonical JSON (RFC 8785). Two sends
+ * are "the same commit" exactly when their fingerprints are equal (world-internals §5.3).
+ */
+export function commitHashOf(request: ToolCommitRequest | RestCommitRequest): string {
+  return sha256Hex(canonicalJson(request));
+}
