@@ -260,3 +260,9 @@ export function soleEffectOutput(
     return { failure: finishFailure(status, 'the effect result carries no output') };
   return { output };
 }
+
+/**
+ * The module URL of these shared checks: every tool's transition source is its own module's text
+ * followed by this module's, so a change to a shared check changes every tool's transitionFn.
+ */
+export const COMMON_SOURCE_URL: string = import.meta.url;

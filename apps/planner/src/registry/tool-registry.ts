@@ -2,10 +2,19 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { makeJsonObject, makeObject, type Ref, type WorldObject } from '@world/canonical';
 import { SEMANTIC_IDS, type SessionGrant, type ToolDescriptor } from '@world/contracts';
-import { TOOLS, type ToolDefinition } from '@world/tools';
+import { COMMON_SOURCE_URL, TOOLS, type ToolDefinition } from '@world/tools';
 import { admits } from '../admission/admits.js';
 import { canonicalSource } from './transition-source.js';
 import { interpreterObject } from './interpreter.js';
+
+/**
+ * A tool's transition source: the canonical text of its own module followed by the shared
+ * checks' module (packages/tools common), so either changing changes its transitionFn.
+ */
+export function transitionSource(definition: ToolDefinition): string {
+  const read = (url: string) => canonicalSource(readFileSync(fileURLToPath(url), 'utf8'));
+  return `${read(definition.sourceUrl)}${read(COMMON_SOURCE_URL)}`;
+}
 
 /** The semantics epoch every descriptor of this release carries (world-spec §2.17). */
 export const SEMANTICS_EPOCH = 1;
@@ -37,11 +46,7 @@ export class ToolRegistry {
     this.interpreter = object;
     this.interpreterText = text;
     this.tools = definitions.map((definition) => {
-      const source = makeObject(
-        SEMANTIC_IDS.transitionSource,
-        PROVENANCE,
-        Buffer.from(canonicalSource(readFileSync(fileURLToPath(definition.sourceUrl), 'utf8')), 'utf8'),
-      );
+      const source = makeObject(SEMANTIC_IDS.transitionSource, PROVENANCE, Buffer.from(transitionSource(definition), 'utf8'));
       const descriptor: ToolDescriptor = {
         id: definition.id,
         title: definition.title,
