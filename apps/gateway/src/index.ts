@@ -1,1 +1,20 @@
-export {};
+export { GatewayModule } from './gateway.module.js';
+export { startGateway, type GatewayOptions, type RunningGateway } from './boot.js';
+export {
+  DEFAULT_BIND,
+  DEFAULT_WORLD_HOME,
+  GatewayEnv,
+  assertBindAllowed,
+  isLoopbackHost,
+  loadGatewayConfig,
+  parseBind,
+  type BindAddress,
+  type GatewayConfig,
+} from './config.js';
+export { OPERATOR_TOKEN_FILE_NAME, loadOperatorCredential } from './auth/operator-credential.js';
+export { OPERATOR_MESSAGES } from './auth/authenticator.js';
+export { ERROR_TABLE, HOST_FAILURE, restErrorOf, mcpErrorOf } from './errors/error-map.js';
+export { MCP_PROTOCOL_VERSIONS } from './mcp/protocol.js';
+export { TASK_ID_META_KEY } from './mcp/mcp-exchange.js';
+export { DAEMON_VERSION } from './identity.js';
+export type { LogSink } from './log.js';

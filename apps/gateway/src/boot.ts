@@ -1,0 +1,124 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import { CALL_DEADLINE_MS } from '@world/contracts';
+import {
+  PinoNestLogger,
+  connectRpc,
+  serviceLogger,
+  type RunningService,
+  type TransportConfig,
+} from '@world/runtime';
+import { Authenticator } from './auth/authenticator.js';
+import { loadOperatorCredential } from './auth/operator-credential.js';
+import { SessionResolver } from './auth/session-resolver.js';
+import { assertBindAllowed, isLoopbackHost, parseBind, type BindAddress } from './config.js';
+import { GatewayModule } from './gateway.module.js';
+import { hostOriginGuard, loopbackHostnames } from './http/host-origin.js';
+import { RestExceptionFilter } from './http/rest-exception.filter.js';
+import { SERVICE_NAME } from './identity.js';
+import type { LogSink } from './log.js';
+import { McpEndpoint } from './mcp/mcp-endpoint.js';
+
+const REPLICA_ID_BYTES = 4;
+
+/** What startGateway needs. */
+export interface GatewayOptions {
+  /** how to reach the planner, broker and ledger */
+  transport: TransportConfig;
+  /** `host:port` or parsed; port 0 picks a free port */
+  bind: string | BindAddress;
+  /** serve beyond loopback (WORLD_BIND_PUBLIC=1; containers) */
+  bindPublic?: boolean;
+  /** WORLD_HOME: where operator.token lives unless given otherwise */
+  worldHome: string;
+  /** GET /v1/* without a credential (DESIGN.md §7.5) */
+  publicReads?: boolean;
+  /** the operator credential itself (64 hex), else… */
+  operatorToken?: string;
+  /** …a file holding it, else `$WORLD_HOME/operator.token` (created when absent) */
+  operatorTokenFile?: string;
+  /** the invocation deadline in ms (default CALL_DEADLINE_MS) */
+  callDeadlineMs?: number;
+  /** shown by GET /v1/health as db_path */
+  dbPath?: string;
+  replica?: string;
+  /** operator log lines (default: the gateway's pino logger) */
+  log?: LogSink;
+}
+
+/** A started gateway: a RunningService with the URL it answers on. */
+export interface RunningGateway extends RunningService {
+  /** `http://host:port`, no trailing slash */
+  url: string;
+  /** the operator credential's file, when it came from one */
+  operatorTokenFile?: string;
+}
+
+/**
+ * Starts the HTTP edge: resolves the operator credential, connects to the other services, and
+ * serves `/mcp`, `/v1/*` and the operator routes on `bind` (DESIGN.md §1). The gateway owns
+ * nothing durable; `close()` stops listening, then releases its transport connection.
+ * @throws ConfigError for a bind beyond loopback without `bindPublic`, or a bad operator token
+ */
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const bind = typeof options.bind === 'string' ? parseBind(options.bind) : options.bind;
+  assertBindAllowed(bind, options.bindPublic ?? false);
+  const replica = options.replica ?? `${SERVICE_NAME}-${randomBytes(REPLICA_ID_BYTES).toString('hex')}`;
+  const pino = serviceLogger(SERVICE_NAME).child({ replica });
+  const log = options.log ?? pino;
+
+  const { credential, file } = await loadOperatorCredential({
+    token: options.operatorToken,
+    file: options.operatorTokenFile,
+    worldHome: options.worldHome,
+  });
+  const rpc = await connectRpc(options.transport, replica);
+  const sessions = new SessionResolver(rpc);
+  const auth = new Authenticator(sessions, credential);
+  const mcp = new McpEndpoint(auth, { rpc, log, callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS });
+
+  let app: NestExpressApplication | undefined;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(
+      GatewayModule.register({
+        rpc,
+        auth,
+        sessions,
+        mcp,
+        log,
+        publicReads: options.publicReads ?? false,
+        dbPath: options.dbPath ?? '',
+      }),
+      new ExpressAdapter(),
+      // Bodies are read per route with the route's own limit (ecosystem.md §0.8, §8).
+      { bodyParser: false, logger: new PinoNestLogger(pino) },
+    );
+    app.disable('x-powered-by');
+    if (isLoopbackHost(bind.host)) app.use(hostOriginGuard(loopbackHostnames(bind.host)));
+    app.useGlobalFilters(new RestExceptionFilter(log));
+    await app.listen(bind.port, bind.host);
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    sessions.close();
+    await rpc.close();
+    throw err;
+  }
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const host = bind.host.includes(':') ? `[${bind.host}]` : bind.host;
+  const running = app;
+  return {
+    service: SERVICE_NAME,
+    replica,
+    url: `http://${host}:${port}`,
+    operatorTokenFile: file,
+    async close() {
+      await running.close();
+      await mcp.close();
+      sessions.close();
+      await rpc.close();
+    },
+  };
+}

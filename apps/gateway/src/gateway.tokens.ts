@@ -1,0 +1,21 @@
+import type { RpcClient } from '@world/runtime';
+import type { Authenticator } from './auth/authenticator.js';
+import type { SessionResolver } from './auth/session-resolver.js';
+import type { LogSink } from './log.js';
+import type { McpEndpoint } from './mcp/mcp-endpoint.js';
+
+/** Everything the gateway's controllers and guards share, built once by startGateway. */
+export interface GatewayContext {
+  rpc: RpcClient;
+  auth: Authenticator;
+  sessions: SessionResolver;
+  mcp: McpEndpoint;
+  log: LogSink;
+  /** GET /v1/* without a credential (WORLD_PUBLIC_READS, DESIGN.md §7.5) */
+  publicReads: boolean;
+  /** shown by GET /v1/health */
+  dbPath: string;
+}
+
+/** Injection token of the GatewayContext. */
+export const GATEWAY = Symbol('world.gateway');

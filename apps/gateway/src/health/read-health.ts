@@ -1,0 +1,29 @@
+import { READ_DEADLINE_MS } from '@world/contracts';
+import type { RpcClient } from '@world/runtime';
+import { DAEMON_VERSION } from '../identity.js';
+
+/** GET /v1/health (world-spec §5.2). */
+export interface HealthView {
+  status: 'ok';
+  daemon_version: string;
+  db_path: string;
+  interpreter_ref: string;
+  interpreter_version: string;
+}
+
+/**
+ * GET /v1/health: status, version and the interpreter pin every coordinator entry carries in
+ * `header.interpreter`, read from `planner.info` (world-spec §5.2, §11 scenario 1). Always open.
+ * @param dbPath the store location the operator configured (display only)
+ * @throws the planner's unavailability (503) — a health answer without the pin would lie
+ */
+export async function readHealth(rpc: RpcClient, dbPath: string): Promise<HealthView> {
+  const info = await rpc.request('planner.info', {}, { timeoutMs: READ_DEADLINE_MS });
+  return {
+    status: 'ok',
+    daemon_version: DAEMON_VERSION,
+    db_path: dbPath,
+    interpreter_ref: info.interpreter,
+    interpreter_version: info.interpreterVersion,
+  };
+}

@@ -1,0 +1,28 @@
+import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
+import { closeOnSignal, runMain, serviceLogger } from '@world/runtime';
+import { startGateway } from './boot.js';
+import { loadGatewayConfig } from './config.js';
+import { SERVICE_NAME } from './identity.js';
+
+// The distributed gateway process (DESIGN.md §5): env → config (exit 2 when malformed or when
+// the bind leaves loopback without WORLD_BIND_PUBLIC=1) → HTTP edge over NATS → "ready".
+runMain(async () => {
+  const config = loadGatewayConfig();
+  const gateway = await startGateway({
+    transport: { kind: 'nats', url: config.natsUrl, prefix: config.prefix },
+    bind: config.bind,
+    bindPublic: true, // loadGatewayConfig already applied WORLD_BIND_PUBLIC
+    worldHome: config.worldHome,
+    publicReads: config.publicReads,
+    operatorToken: config.operatorToken,
+    operatorTokenFile: config.operatorTokenFile,
+    callDeadlineMs: config.callDeadlineMs,
+    dbPath: config.dbPath,
+    replica: config.replica,
+  });
+  serviceLogger(SERVICE_NAME).info(
+    { replica: gateway.replica, url: gateway.url, operatorTokenFile: gateway.operatorTokenFile },
+    'ready',
+  );
+  closeOnSignal([gateway], SHUTDOWN_DRAIN_MS);
+});

@@ -1,0 +1,172 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createMcpHandler,
+  Server,
+  type AuthInfo,
+  type ListToolsResult,
+  type McpHandlerRequestOptions,
+  type McpHttpHandler,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
+import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { MCP_BODY_MAX_BYTES, type Session } from '@world/contracts';
+import type { Authenticator } from '../auth/authenticator.js';
+import { JSONRPC, asWorldError, mcpErrorOf, rowOf } from '../errors/error-map.js';
+import { readBody } from '../http/body.js';
+import { DAEMON_VERSION, MCP_SERVER_NAME } from '../identity.js';
+import { McpExchange, type ExchangeDeps } from './mcp-exchange.js';
+import { batchProblem, headerProblem } from './protocol.js';
+
+/** Where the exchange rides inside the SDK's pass-through auth info. */
+const EXCHANGE_KEY = 'world.exchange';
+
+/** The JSON-RPC code the SDK uses for transport-level refusals (405). */
+const TRANSPORT_ERROR_CODE = -32000;
+
+type JsonRpcId = string | number | null;
+
+/**
+ * `POST /mcp` (and `/mcp/`): MCP Streamable HTTP, stateless, both eras (world-spec §6.1–§6.4,
+ * ecosystem.md §2.2, §8). The order is the contract:
+ * 1. Authorization, before anything else is read — 401 text/plain with the §6.1 texts;
+ * 2. POST only (GET/DELETE 405: nothing to resume, no session to end);
+ * 3. the §6.2 header checks — 400 text/plain;
+ * 4. the body, at most MCP_BODY_MAX_BYTES — 413 with a JSON-RPC envelope, never HTML;
+ * 5. batches only under 2025-03-26 — 400;
+ * 6. the SDK (`createMcpHandler`, one low-level Server per POST, mounted with `toNodeHandler`
+ *    on the raw request), whose answer is replaced by one plain JSON envelope when a host call
+ *    failed (world-spec §6.3).
+ */
+export class McpEndpoint {
+  private readonly handler: McpHttpHandler;
+  private readonly node: NodeMcpRequestHandler;
+
+  constructor(
+    private readonly auth: Authenticator,
+    private readonly deps: ExchangeDeps,
+  ) {
+    const onerror = (error: Error) => deps.log.warn({ err: error }, 'mcp transport refusal');
+    this.handler = createMcpHandler((ctx) => toolServer(exchangeOf(ctx)), {
+      // Answers are buffered (see answer()), so keep-alive comments would only pad them.
+      keepAliveMs: 0,
+      maxRequestBodySize: MCP_BODY_MAX_BYTES,
+      onerror,
+    });
+    this.node = toNodeHandler(
+      { fetch: (request, options) => this.answer(request, options) },
+      { maxRequestBodySize: MCP_BODY_MAX_BYTES, onerror },
+    );
+  }
+
+  /** Serves one HTTP request on the MCP endpoint. Never throws: every outcome is an answer. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let session: Session;
+    try {
+      session = await this.auth.session(single(req.headers.authorization));
+    } catch (err) {
+      const error = asWorldError(err);
+      const row = rowOf(error);
+      if (row.status >= 500) this.deps.log.error({ err }, 'mcp session lookup failed');
+      return plain(res, row.mcpStatus ?? row.status, row.restMessage ?? error.message);
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return json(res, 405, rpcError(null, TRANSPORT_ERROR_CODE, 'Method not allowed.'));
+    }
+    const problem = headerProblem(req.headers);
+    if (problem !== null) return plain(res, 400, problem);
+
+    let bytes: Buffer;
+    try {
+      bytes = await readBody(req, MCP_BODY_MAX_BYTES);
+    } catch (err) {
+      const failure = mcpErrorOf(asWorldError(err));
+      res.setHeader('Connection', 'close');
+      return json(res, rowOf(asWorldError(err)).status, rpcError(null, failure.code, failure.message));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      return json(res, 400, rpcError(null, JSONRPC.parseError, 'Parse error: the request body is not valid JSON'));
+    }
+    const batch = batchProblem(single(req.headers['mcp-protocol-version']), body);
+    if (batch !== null) return plain(res, 400, batch);
+
+    const exchange = new McpExchange(session, requestIdOf(body), this.deps);
+    const auth: AuthInfo = {
+      token: session.credentialId,
+      clientId: session.episodeId,
+      scopes: [],
+      extra: { [EXCHANGE_KEY]: exchange },
+    };
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+    await this.node(req as IncomingMessage & { auth?: AuthInfo }, res, body);
+  }
+
+  /** Stops the SDK's modern leg (in-flight exchanges are aborted). */
+  async close(): Promise<void> {
+    await this.handler.close();
+  }
+
+  /**
+   * The SDK's answer, or — when a host call failed — the fixed plain JSON envelope
+   * `{"jsonrpc":"2.0","id":<id>,"error":{"code":-32603,"message":"host callback failed"}}` on
+   * HTTP 200, `id` null for a batch (world-spec §6.3). Answers are single finite events, so
+   * buffering them costs nothing and lets a failure replace the whole POST.
+   */
+  private async answer(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
+    const exchange = exchangeOf({ authInfo: options?.authInfo });
+    const response = await this.handler.fetch(request, options);
+    const body = response.body === null ? null : await response.arrayBuffer();
+    if (exchange.hostFailure !== undefined) {
+      return Response.json(rpcError(exchange.requestId, exchange.hostFailure.code, exchange.hostFailure.message));
+    }
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+}
+
+/** The per-POST low-level Server: tools/list and tools/call over the exchange (ecosystem.md §8). */
+function toolServer(exchange: McpExchange): Server {
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version: DAEMON_VERSION },
+    { capabilities: { tools: { listChanged: false } } },
+  );
+  // Descriptor schemas are JSON Schema objects; the SDK's type narrows them to `type: "object"`.
+  server.setRequestHandler('tools/list', async () => ({
+    tools: (await exchange.listTools()) as ListToolsResult['tools'],
+  }));
+  server.setRequestHandler('tools/call', async (request) => exchange.callTool(request.params));
+  return server;
+}
+
+function exchangeOf(ctx: Pick<McpRequestContext, 'authInfo'>): McpExchange {
+  const exchange = ctx.authInfo?.extra?.[EXCHANGE_KEY];
+  // Only handle() reaches the SDK, and it always attaches one: anything else is a wiring bug.
+  if (!(exchange instanceof McpExchange)) throw new Error('MCP request without an exchange');
+  return exchange;
+}
+
+function requestIdOf(body: unknown): JsonRpcId {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function rpcError(id: JsonRpcId, code: number, message: string) {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(value));
+}

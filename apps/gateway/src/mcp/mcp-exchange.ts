@@ -1,0 +1,211 @@
+import {
+  BadRequestError,
+  EffectsUnrecordedError,
+  READ_DEADLINE_MS,
+  REPLY_GRACE_MS,
+  TASK_ID,
+  UnknownToolError,
+  type Session,
+  type ToolDescriptor,
+  type WorldError,
+} from '@world/contracts';
+import { decodeBase64 } from '@world/canonical';
+import type { RpcClient } from '@world/runtime';
+import { asWorldError, mcpErrorOf } from '../errors/error-map.js';
+import type { LogSink } from '../log.js';
+
+/** The `_meta` key an MCP client may set to get exactly-once semantics (DESIGN.md §7.4). */
+export const TASK_ID_META_KEY = 'world/taskId';
+
+/** An MCP tool as `tools/list` lists it (world-spec §6.2). */
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+}
+
+/** A `tools/call` result: the output object twice (world-spec §6.2). */
+export interface McpCallResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent: Record<string, unknown>;
+}
+
+/** The failure that ends an exchange: answered as one plain JSON envelope (world-spec §6.3). */
+export interface HostFailure {
+  code: number;
+  message: string;
+}
+
+/** What an exchange needs from the gateway. */
+export interface ExchangeDeps {
+  rpc: RpcClient;
+  log: LogSink;
+  /** the invocation deadline (WORLD_CALL_DEADLINE_MS) */
+  callDeadlineMs: number;
+  clock?: () => number;
+}
+
+/**
+ * One MCP POST for one session: the session's tool surface (read once per POST, world-internals
+ * §7.1 "auth once per POST … plus K sequential invokes"), batch items run one at a time and
+ * stop at the first host failure, which then answers the whole POST (world-spec §6.2, §6.3).
+ */
+export class McpExchange {
+  /** set by the first host failure; the endpoint turns it into the POST's one answer */
+  hostFailure: HostFailure | undefined;
+  private surface: Promise<ToolDescriptor[]> | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  /**
+   * @param session the caller's live session
+   * @param requestId the JSON-RPC id the host-failure envelope echoes (null for batches)
+   */
+  constructor(
+    readonly session: Session,
+    readonly requestId: string | number | null,
+    private readonly deps: ExchangeDeps,
+  ) {}
+
+  /**
+   * `tools/list`: exactly the tools `planner.tools.list` admits for the session's grants, in
+   * registry order (world-spec §6.2, §11 scenario 10).
+   * @throws ProtocolError-ready McpFailure on a host failure
+   */
+  async listTools(): Promise<McpTool[]> {
+    return this.run(async () => (await this.tools()).map(toMcpTool), undefined);
+  }
+
+  /**
+   * `tools/call`: a tool outside the surface is `unknown tool "<name>"` and nothing is invoked;
+   * otherwise `planner.invoke` on the `mcp` surface, with the caller's `world/taskId` when given
+   * (world-spec §6.2, §6.3; DESIGN.md §7.4). Calls of one POST run one after another.
+   * @param params the request's `params` (`name`, `arguments`, `_meta`)
+   * @throws McpFailure
+   */
+  callTool(params: { name: string; arguments?: unknown; _meta?: Record<string, unknown> }): Promise<McpCallResult> {
+    const run = this.chain.then(() => this.run(() => this.invoke(params), params.name));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async invoke(params: {
+    name: string;
+    arguments?: unknown;
+    _meta?: Record<string, unknown>;
+  }): Promise<McpCallResult> {
+    const args = params.arguments ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw new BadRequestError('arguments must be a JSON object');
+    }
+    const taskId = params._meta?.[TASK_ID_META_KEY];
+    if (taskId !== undefined && (typeof taskId !== 'string' || !TASK_ID.test(taskId))) {
+      throw new BadRequestError(`_meta["${TASK_ID_META_KEY}"] must be 1-128 characters of [A-Za-z0-9._-]`);
+    }
+    const surface = await this.tools();
+    if (!surface.some((tool) => tool.id === params.name)) throw new UnknownToolError(params.name);
+    const reply = await this.deps.rpc.request(
+      'planner.invoke',
+      {
+        surface: 'mcp',
+        session: this.session,
+        toolId: params.name,
+        arguments: args,
+        ...(taskId !== undefined && { taskId }),
+      },
+      { timeoutMs: this.deps.callDeadlineMs + REPLY_GRACE_MS },
+    );
+    return {
+      content: [{ type: 'text', text: decodeBase64(reply.outputBytes, 'outputBytes').toString('utf8') }],
+      structuredContent: reply.output,
+    };
+  }
+
+  private tools(): Promise<ToolDescriptor[]> {
+    this.surface ??= this.deps.rpc
+      .request(
+        'planner.tools.list',
+        { grants: this.session.grants, now: (this.deps.clock ?? Date.now)() },
+        { timeoutMs: READ_DEADLINE_MS },
+      )
+      .then((reply) => reply.tools);
+    return this.surface;
+  }
+
+  /**
+   * Runs one method; any failure becomes an McpFailure through the error table. A host failure
+   * is remembered (and logged with its cause — the client only ever sees the fixed text), and
+   * every later item of the same POST fails the same way without running.
+   */
+  private async run<T>(work: () => Promise<T>, toolName: string | undefined): Promise<T> {
+    if (this.hostFailure !== undefined) throw new McpFailure(this.hostFailure.code, this.hostFailure.message);
+    try {
+      return await work();
+    } catch (err) {
+      const error = asWorldError(err);
+      const mapped = mcpErrorOf(error);
+      if (mapped.host) {
+        this.hostFailure = { code: mapped.code, message: mapped.message };
+        this.logRefusal(error, err, toolName);
+      }
+      throw new McpFailure(mapped.code, mapped.message);
+    }
+  }
+
+  /**
+   * The operator's only view of a host failure (world-internals §5.5): one line naming the
+   * invocation and, for EffectsUnrecorded, every effect record ref —
+   * `mcp refusal: tools/call <id>: "<cause> records [sha256:…]"`.
+   */
+  private logRefusal(error: WorldError, raw: unknown, toolName: string | undefined): void {
+    const method = toolName === undefined ? 'tools/list' : 'tools/call';
+    if (error instanceof EffectsUnrecordedError) {
+      const cause = `${error.causeText} records [${error.effectRecords.join(' ')}]`;
+      this.deps.log.error(
+        { invocationId: error.invocationId, effectRecords: error.effectRecords, tool: toolName },
+        `mcp refusal: ${method} ${error.invocationId}: ${JSON.stringify(cause)}`,
+      );
+      return;
+    }
+    const cause = `${error.errorClass}: ${error.message}`;
+    this.deps.log.error(
+      { errorClass: error.errorClass, tool: toolName, ...(raw !== error && { err: raw }) },
+      `mcp refusal: ${method} -: ${JSON.stringify(cause)}`,
+    );
+  }
+}
+
+/**
+ * A JSON-RPC error to answer with (the SDK's low-level Server sends `code` and `message` as
+ * they are). Kept separate from the SDK's ProtocolError so this module stays SDK-free.
+ */
+export class McpFailure extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'McpFailure';
+  }
+}
+
+/**
+ * A descriptor as an MCP tool: name = tool id verbatim (ids are `[a-z0-9-]`, so the reversible
+ * escape of world-internals §7.1 is the identity), a schema without a top-level `type` gains
+ * `"type":"object"` (world-spec §6.2).
+ */
+export function toMcpTool(descriptor: ToolDescriptor): McpTool {
+  return {
+    name: descriptor.id,
+    title: descriptor.title,
+    description: descriptor.description,
+    inputSchema: withObjectType(descriptor.inputSchema),
+    outputSchema: withObjectType(descriptor.outputSchema),
+  };
+}
+
+function withObjectType(schema: Record<string, unknown>): Record<string, unknown> {
+  return 'type' in schema ? schema : { type: 'object', ...schema };
+}

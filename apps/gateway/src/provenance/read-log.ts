@@ -1,0 +1,46 @@
+import { READ_DEADLINE_MS } from '@world/contracts';
+import type { RpcClient, } from '@world/runtime';
+import type { ReplyOf } from '@world/contracts';
+import { NOT_FOUND, orNotFound } from './not-found.js';
+import { parseFrom, parseLogIndex, parsePageLimit, type QueryValue } from './paging.js';
+
+/** A log entry as GET /v1/log serves it (world-spec §2.11). */
+export type LogEntryView = ReplyOf<'ledger.log.entry'>;
+
+/**
+ * GET /v1/log/{index} (world-spec §5.7).
+ * @throws BadRequestError `log index must be a non-negative integer`; NotFoundError `log entry not found`
+ */
+export async function readLogEntry(rpc: RpcClient, indexText: QueryValue): Promise<LogEntryView> {
+  const index = parseLogIndex(indexText);
+  const entry = await orNotFound(rpc.request('ledger.log.entry', { index }, { timeoutMs: READ_DEADLINE_MS }), NOT_FOUND.logEntry);
+  return viewOf(entry);
+}
+
+/**
+ * GET /v1/log?from=&limit= (world-spec §5.8): the page stops at the first absent index; `from`
+ * past the end is an empty page. The whole page shares one read deadline.
+ * @throws BadRequestError for a bad `from` or a non-integer `limit`
+ */
+export async function readLogRange(rpc: RpcClient, from: QueryValue, limit: QueryValue): Promise<{ items: LogEntryView[] }> {
+  const request = { from: parseFrom(from), limit: parsePageLimit(limit) };
+  const reply = await rpc.request('ledger.log.range', request, { timeoutMs: READ_DEADLINE_MS });
+  return { items: reply.items.map(viewOf) };
+}
+
+/** The frozen entry shape, field by field, so nothing else a service adds leaks out. */
+function viewOf(entry: LogEntryView): LogEntryView {
+  const h = entry.header;
+  return {
+    header: {
+      entryIndex: h.entryIndex,
+      semanticsEpoch: h.semanticsEpoch,
+      transitionFn: h.transitionFn,
+      interpreter: h.interpreter,
+      prevEntryHash: h.prevEntryHash,
+      writtenBy: h.writtenBy,
+    },
+    entryHash: entry.entryHash,
+    transitionRef: entry.transitionRef,
+  };
+}
