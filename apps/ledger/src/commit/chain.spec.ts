@@ -23,7 +23,12 @@ import {
 
 const r = (label: string): Ref => refOf(label);
 
-const head: HeadPosition = { worldRef: r('world-4'), entryIndex: 4, entryHash: r('entry-4'), revision: 4 };
+const head: HeadPosition = {
+  worldRef: r('world-4'),
+  entryIndex: 4,
+  entryHash: r('entry-4'),
+  revision: 4,
+};
 
 function validRest(): RestCommitRequest {
   const header = {
@@ -103,11 +108,15 @@ describe('checkRestCommit (world-spec §5.10, DESIGN.md §7.2)', () => {
   });
 
   it('refuses the empty observedHead once genesis exists (DESIGN.md §7.3)', () => {
-    expect(() => checkRestCommit(head, { ...validRest(), observedHead: '' })).toThrow(HeadConflictError);
+    expect(() => checkRestCommit(head, { ...validRest(), observedHead: '' })).toThrow(
+      HeadConflictError,
+    );
   });
 
   // Each row breaks one law; the message names the field and the value it must have.
-  const rows: Array<[string, (c: RestCommitRequest) => RestCommitRequest, (c: RestCommitRequest) => string]> = [
+  const rows: Array<
+    [string, (c: RestCommitRequest) => RestCommitRequest, (c: RestCommitRequest) => string]
+  > = [
     [
       'density: entryIndex must be head + 1 (DESIGN.md §7.2, incident 16)',
       (c) => ({ ...c, entry: { ...c.entry, header: { ...c.entry.header, entryIndex: 7 } } }),
@@ -115,18 +124,24 @@ describe('checkRestCommit (world-spec §5.10, DESIGN.md §7.2)', () => {
     ],
     [
       'linkage: prevEntryHash must be the head entry hash (DESIGN.md §7.2)',
-      (c) => ({ ...c, entry: { ...c.entry, header: { ...c.entry.header, prevEntryHash: r('other') } } }),
-      () => `entry.header.prevEntryHash must be ${r('entry-4')} (the selected head's entry hash), got ${r('other')}`,
+      (c) => ({
+        ...c,
+        entry: { ...c.entry, header: { ...c.entry.header, prevEntryHash: r('other') } },
+      }),
+      () =>
+        `entry.header.prevEntryHash must be ${r('entry-4')} (the selected head's entry hash), got ${r('other')}`,
     ],
     [
       'entryHash must recompute (DESIGN.md §4)',
       (c) => ({ ...c, entry: { ...c.entry, entryHash: r('forged') } }),
-      (c) => `entry.entryHash must be ${c.entry.entryHash} (sha256 of the canonical entry), got ${r('forged')}`,
+      (c) =>
+        `entry.entryHash must be ${c.entry.entryHash} (sha256 of the canonical entry), got ${r('forged')}`,
     ],
     [
       'nextWorld.logHead must be the entry hash (world-spec §2.12)',
       (c) => ({ ...c, nextWorld: { ...c.nextWorld, logHead: r('elsewhere') } }),
-      (c) => `nextWorld.logHead must be ${c.entry.entryHash} (the entry's hash), got ${r('elsewhere')}`,
+      (c) =>
+        `nextWorld.logHead must be ${c.entry.entryHash} (the entry's hash), got ${r('elsewhere')}`,
     ],
     [
       'nextWorld.revision must be head revision + 1 (world-spec §2.12)',
@@ -136,7 +151,8 @@ describe('checkRestCommit (world-spec §5.10, DESIGN.md §7.2)', () => {
     [
       'nextWorld.ref must recompute (DESIGN.md §4)',
       (c) => ({ ...c, nextWorld: { ...c.nextWorld, ref: r('not-the-world') } }),
-      (c) => `nextWorld.ref must be ${c.nextWorld.ref} (sha256 of the canonical world), got ${r('not-the-world')}`,
+      (c) =>
+        `nextWorld.ref must be ${c.nextWorld.ref} (sha256 of the canonical world), got ${r('not-the-world')}`,
     ],
   ];
 
@@ -187,13 +203,17 @@ describe('invocation id namespaces (world-internals §5.3, world-spec §5.10)', 
 
   it.each(['rest:x', 'effect:ep1:0', 'mcp:EP:t', 'a2a:ep1:'])('refuses coordinator id %j', (id) => {
     expect(() => checkCoordinatorInvocationId(id)).toThrow(
-      new BadRequestError(`invocationId must be a2a:<episode>:<task> or mcp:<episode>:<task>, got "${id}"`),
+      new BadRequestError(
+        `invocationId must be a2a:<episode>:<task> or mcp:<episode>:<task>, got "${id}"`,
+      ),
     );
   });
 });
 
 describe('verifyWireObjects (world-spec §2.13, DESIGN.md §7.5)', () => {
-  const good = toWireObject(makeJsonObject('world/invocation-input/v1', 'coordinator:mcp', { a: 1 }));
+  const good = toWireObject(
+    makeJsonObject('world/invocation-input/v1', 'coordinator:mcp', { a: 1 }),
+  );
 
   it('decodes verified objects and keeps the first of a repeated hash', () => {
     const other = { ...good, provenance: 'someone-else' };
@@ -209,9 +229,21 @@ describe('verifyWireObjects (world-spec §2.13, DESIGN.md §7.5)', () => {
       (w) => ({ ...w, payload: Buffer.from('{"a":2}').toString('base64') }),
       `objects[1]: object hash ${good.hash} does not match its payload (sha256 ${refOf('{"a":2}')})`,
     ],
-    ['a payload that is not strict base64', (w) => ({ ...w, payload: 'e30' }), 'objects[1].payload: must be standard base64 with padding'],
-    ['a zero interface hash', (w) => ({ ...w, interfaceHash: `sha256:${'0'.repeat(64)}` as Ref }), 'objects[1].interfaceHash: is the zero ref'],
-    ['a malformed semantic id', (w) => ({ ...w, semanticId: 'has space' }), 'objects[1].semanticId: must be 1-256 characters of [A-Za-z0-9._:/-]'],
+    [
+      'a payload that is not strict base64',
+      (w) => ({ ...w, payload: 'e30' }),
+      'objects[1].payload: must be standard base64 with padding',
+    ],
+    [
+      'a zero interface hash',
+      (w) => ({ ...w, interfaceHash: `sha256:${'0'.repeat(64)}` as Ref }),
+      'objects[1].interfaceHash: is the zero ref',
+    ],
+    [
+      'a malformed semantic id',
+      (w) => ({ ...w, semanticId: 'has space' }),
+      'objects[1].semanticId: must be 1-256 characters of [A-Za-z0-9._:/-]',
+    ],
   ])('refuses %s, naming objects[i]', (_case, mutate, message) => {
     expect(() => verifyWireObjects([good, mutate(good)])).toThrow(new BadRequestError(message));
   });
@@ -220,7 +252,15 @@ describe('verifyWireObjects (world-spec §2.13, DESIGN.md §7.5)', () => {
 describe('commitHashOf (world-internals §5.3)', () => {
   it('fingerprints the canonical request: key order does not matter, content does', () => {
     const a = validRest();
-    const reordered = JSON.parse(JSON.stringify({ entry: a.entry, nextWorld: a.nextWorld, objects: a.objects, observedHead: a.observedHead, invocationId: a.invocationId }));
+    const reordered = JSON.parse(
+      JSON.stringify({
+        entry: a.entry,
+        nextWorld: a.nextWorld,
+        objects: a.objects,
+        observedHead: a.observedHead,
+        invocationId: a.invocationId,
+      }),
+    );
     expect(commitHashOf(reordered)).toBe(commitHashOf(a));
     expect(commitHashOf(a)).toMatch(/^[0-9a-f]{64}$/);
     expect(commitHashOf({ ...a, observedHead: r('x') })).not.toBe(commitHashOf(a));

@@ -48,7 +48,11 @@ export interface NextLink {
  * revision = head revision + 1 (DESIGN.md §7.2; world-internals §4 applyRevision).
  */
 export function nextLink(head: HeadPosition): NextLink {
-  return { entryIndex: head.entryIndex + 1, prevEntryHash: head.entryHash, revision: head.revision + 1 };
+  return {
+    entryIndex: head.entryIndex + 1,
+    prevEntryHash: head.entryHash,
+    revision: head.revision + 1,
+  };
 }
 
 /** A log entry and the world it selects, ready to be written. */
@@ -104,22 +108,52 @@ export function checkRestCommit(head: HeadPosition, request: RestCommitRequest):
   }
   const link = nextLink(head);
   const { header } = request.entry;
-  const expect = (field: string, expected: string | number, actual: string | number, why: string) => {
+  const expect = (
+    field: string,
+    expected: string | number,
+    actual: string | number,
+    why: string,
+  ) => {
     if (expected !== actual) {
       throw new BadRequestError(`${field} must be ${expected} (${why}), got ${actual}`);
     }
   };
-  expect('entry.header.entryIndex', link.entryIndex, header.entryIndex, "the selected head's entry index + 1");
-  expect('entry.header.prevEntryHash', link.prevEntryHash, header.prevEntryHash, "the selected head's entry hash");
+  expect(
+    'entry.header.entryIndex',
+    link.entryIndex,
+    header.entryIndex,
+    "the selected head's entry index + 1",
+  );
+  expect(
+    'entry.header.prevEntryHash',
+    link.prevEntryHash,
+    header.prevEntryHash,
+    "the selected head's entry hash",
+  );
   expect(
     'entry.entryHash',
     entryHash(header, request.entry.transitionRef),
     request.entry.entryHash,
     'sha256 of the canonical entry',
   );
-  expect('nextWorld.logHead', request.entry.entryHash, request.nextWorld.logHead, "the entry's hash");
-  expect('nextWorld.revision', link.revision, request.nextWorld.revision, "the selected head's revision + 1");
-  expect('nextWorld.ref', worldRef(request.nextWorld), request.nextWorld.ref, 'sha256 of the canonical world');
+  expect(
+    'nextWorld.logHead',
+    request.entry.entryHash,
+    request.nextWorld.logHead,
+    "the entry's hash",
+  );
+  expect(
+    'nextWorld.revision',
+    link.revision,
+    request.nextWorld.revision,
+    "the selected head's revision + 1",
+  );
+  expect(
+    'nextWorld.ref',
+    worldRef(request.nextWorld),
+    request.nextWorld.ref,
+    'sha256 of the canonical world',
+  );
 }
 
 /**

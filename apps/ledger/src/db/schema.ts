@@ -30,7 +30,9 @@ const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
     return value;
   },
   fromDriver(value) {
-    return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return Buffer.isBuffer(value)
+      ? value
+      : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   },
 });
 

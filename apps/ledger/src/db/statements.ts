@@ -67,7 +67,8 @@ export async function runWrites(tx: Tx, writes: Write[]): Promise<Record<string,
   for (const group of groups) {
     const last = group[group.length - 1]!;
     const ctes = group.slice(0, -1).map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w.sql})`);
-    const statement = ctes.length === 0 ? last.sql : sql`WITH ${sql.join(ctes, sql`, `)} ${last.sql}`;
+    const statement =
+      ctes.length === 0 ? last.sql : sql`WITH ${sql.join(ctes, sql`, `)} ${last.sql}`;
     const result = (await tx.execute(statement)) as unknown as { rows: Record<string, unknown>[] };
     rows = result.rows;
   }

@@ -30,7 +30,11 @@ describe('genesis (DESIGN.md §7.3)', () => {
       prevEntryHash: GENESIS_PREV_ENTRY_HASH,
       writtenBy: 'ledger:genesis',
     };
-    expect(g.entry).toEqual({ header, entryHash: entryHash(header, g.object.hash), transitionRef: g.object.hash });
+    expect(g.entry).toEqual({
+      header,
+      entryHash: entryHash(header, g.object.hash),
+      transitionRef: g.object.hash,
+    });
   });
 
   it('is world revision 0 with stateRoot G and logHead entry 0', () => {
@@ -40,7 +44,9 @@ describe('genesis (DESIGN.md §7.3)', () => {
 
   it('publishes epoch 1 of release world-ts/0.1 in the epoch registry (world-spec §2.17)', () => {
     expect(g.epochRegistry.semanticId).toBe('world/epoch-registry/v1');
-    expect(g.epochRegistry.payload.toString('utf8')).toBe(canonicalJson({ epochs: [{ epoch: 1, release: 'world-ts/0.1' }] }));
+    expect(g.epochRegistry.payload.toString('utf8')).toBe(
+      canonicalJson({ epochs: [{ epoch: 1, release: 'world-ts/0.1' }] }),
+    );
   });
 
   it('is the same on every call (every ledger computes one genesis)', () => {

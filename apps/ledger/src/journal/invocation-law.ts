@@ -41,7 +41,12 @@ export function receiptOf(invocationId: string, row: JournalView | null): Receip
 
 /** The committed view of a row, or null when the row has not committed. */
 function committedOf(row: JournalView): Extract<InvocationReply, { state: 'committed' }> | null {
-  if (row.state !== 'committed' || row.entryIndex === null || row.worldRef === null || row.outputRef === null) {
+  if (
+    row.state !== 'committed' ||
+    row.entryIndex === null ||
+    row.worldRef === null ||
+    row.outputRef === null
+  ) {
     return null;
   }
   return {
@@ -81,11 +86,16 @@ export type BeginDecision =
  * claimed again with `reclaim`, else ended with its reason (lapsed for an expired claim).
  * Source: DESIGN.md §7.4, world-spec §4.6 and §6.5.
  */
-export function decideBegin(row: JournalView | null, requestHash: string, reclaim: boolean): BeginDecision {
+export function decideBegin(
+  row: JournalView | null,
+  requestHash: string,
+  reclaim: boolean,
+): BeginDecision {
   if (row === null) return { action: 'claim' };
   const answer = (reply: BeginReply): BeginDecision => ({ action: 'answer', reply });
   const committed = committedOf(row);
-  if (committed !== null) return answer(row.claimHash === requestHash ? committed : { state: 'mismatch' });
+  if (committed !== null)
+    return answer(row.claimHash === requestHash ? committed : { state: 'mismatch' });
   if (row.claimHash !== requestHash) return answer({ state: 'mismatch' });
   const view = invocationOf(row);
   if (view.state === 'ended') return reclaim ? { action: 'claim' } : answer(view);

@@ -1,0 +1,128 @@
+/**
+ * `ledger.commit`: commits one coordinator tool call as the next log entry (DESIGN.md §2,
+ * §7.1–7.2; world-spec §2.11–2.15).
+ */
+import type { Ref } from '@world/canonical';
+import {
+  BadRequestError,
+  DuplicateInvocationError,
+  type ReplyOf,
+  type RequestOf,
+} from '@world/contracts';
+import { crashpoint, serviceLogger, type RpcClient } from '@world/runtime';
+import { LEDGER_SERVICE } from '../constants.js';
+import {
+  chainToolCommit,
+  checkCoordinatorInvocationId,
+  commitHashOf,
+  verifyWireObjects,
+  type ToolCommitRequest,
+} from './chain.js';
+import type { CommitRepository, CommitTx } from './commit.repository.js';
+
+const log = serviceLogger(LEDGER_SERVICE);
+
+/** What commitInvocation needs: the commit transaction and a client to announce the entry. */
+export interface CommitDeps {
+  repository: CommitRepository;
+  events: Pick<RpcClient, 'emit'>;
+}
+
+/**
+ * Appends a tool call's entry in one transaction: binds the invocation's journal row (a re-sent
+ * commit answers its first result with replayed:true and writes nothing; a claim from
+ * `ledger.invocation.begin` is bound whatever its state), locks the head, assigns entryIndex =
+ * head + 1 and prevEntryHash = head entry hash, writes objects, entry, world, membership, head
+ * and journal outcome; then emits `ledger.committed`.
+ * @param request a parsed `ledger.commit` request
+ * @returns the entry's index and hash, the previous hash, the new world ref and revision
+ * @throws BadRequestError for a malformed invocation id, an object whose payload does not hash to
+ *   its hash (naming objects[i]), or a transitionRef/stateRoot neither carried nor stored
+ * @throws DuplicateInvocationError when the id already committed different content
+ */
+export async function commitInvocation(
+  deps: CommitDeps,
+  request: ToolCommitRequest,
+): Promise<ReplyOf<'ledger.commit'>> {
+  const invocationId = checkCoordinatorInvocationId(request.invocationId);
+  const carried = verifyWireObjects(request.objects);
+  const commitHash = commitHashOf(request);
+
+  const reply = await deps.repository.transaction(async (t) => {
+    const { head, journal } = await t.lockHead(invocationId);
+    if (journal?.state === 'committed') {
+      if (journal.commitHash !== commitHash || journal.outcome === null) {
+        throw new DuplicateInvocationError(invocationId);
+      }
+      return { ...journal.outcome, replayed: true };
+    }
+    await requireResolvable(t, new Set(carried.map((o) => o.hash)), [
+      ['transitionRef', request.transitionRef],
+      ['stateRoot', request.stateRoot],
+    ]);
+    const { entry, world } = chainToolCommit(head, request);
+    const bound = await t.append({
+      objects: carried,
+      entry,
+      world,
+      journal: { mode: 'tool', invocationId, commitHash },
+    });
+    if (!bound) throw new DuplicateInvocationError(invocationId);
+    crashpoint('inside-commit');
+    return {
+      entryIndex: entry.header.entryIndex,
+      entryHash: entry.entryHash,
+      prevEntryHash: entry.header.prevEntryHash,
+      worldRef: world.ref,
+      revision: world.revision,
+      replayed: false,
+    };
+  });
+
+  if (!reply.replayed) {
+    announce(deps.events, {
+      entryIndex: reply.entryIndex,
+      entryHash: reply.entryHash,
+      worldRef: reply.worldRef,
+      writtenBy: request.writtenBy,
+      invocationId,
+    });
+  }
+  return reply;
+}
+
+/**
+ * Refuses a commit whose named refs are neither among its objects nor already stored
+ * (world-spec §9.1: every ref of an entry resolves from the ledger alone).
+ * @throws BadRequestError `<field>: object <ref> is neither carried by the commit nor stored`
+ */
+export async function requireResolvable(
+  t: CommitTx,
+  carried: Set<string>,
+  refs: Array<[string, Ref]>,
+): Promise<void> {
+  const missing = refs.filter(([, ref]) => !carried.has(ref));
+  if (missing.length === 0) return;
+  const stored = await t.storedObjects(missing.map(([, ref]) => ref));
+  for (const [field, ref] of missing) {
+    if (!stored.has(ref))
+      throw new BadRequestError(
+        `${field}: object ${ref} is neither carried by the commit nor stored`,
+      );
+  }
+}
+
+/**
+ * Broadcasts `ledger.committed` after the transaction committed. At most once: a lost event
+ * never undoes a commit, so a failure here is logged, not thrown.
+ */
+export function announce(
+  events: Pick<RpcClient, 'emit'>,
+  event: RequestOf<'ledger.committed'>,
+): void {
+  try {
+    events.emit('ledger.committed', event);
+  } catch (err) {
+    log.warn({ err, entryIndex: event.entryIndex }, 'ledger.committed was not published');
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * `ledger.restCommit`: the REST commit of `POST /v1/commit` — compare-and-append on observedHead,
+ * with the ledger enforcing density, linkage and hashes (world-spec §5.10; DESIGN.md §7.1–7.2,
+ * §7.5; world-internals §5.3, §6).
+ */
+import type { Ref, WorldObject } from '@world/canonical';
+import { BadRequestError, type ReplyOf } from '@world/contracts';
+import { crashpoint } from '@world/runtime';
+import {
+  checkRestCommit,
+  checkRestInvocationId,
+  commitHashOf,
+  parseObservedHead,
+  verifyWireObjects,
+  type RestCommitRequest,
+} from './chain.js';
+import { announce, requireResolvable, type CommitDeps } from './commit-invocation.js';
+import type { CommitTx } from './commit.repository.js';
+
+/** The outcome of one transaction of a REST commit. */
+type Step =
+  | { kind: 'replay'; selectedHead: Ref }
+  | { kind: 'proceed' }
+  | { kind: 'refused'; error: Error }
+  | { kind: 'committed'; selectedHead: Ref };
+
+/**
+ * Commits a REST world transition. With an invocation id the intent is journaled first in its
+ * own transaction (so a crash before the commit leaves the receipt `indeterminate`), then the
+ * commit transaction binds it and writes the outcome. Every refusal happens before any write:
+ * the checks run before the intent is journaled and again under the head lock; a refusal found
+ * only under the lock removes this commit's own intent, so nothing stays written.
+ * @param request a parsed `ledger.restCommit` request
+ * @returns {selectedHead: nextWorld.ref}; the same reply again for a resend of the same request
+ *   under the same id (no new entry)
+ * @throws BadRequestError: invocation id outside `rest:`; observedHead neither '' nor a ref; an
+ *   object whose payload does not hash to its hash; a density, linkage or hash law broken (the
+ *   message names the field and the expected value); transitionRef or stateRoot unresolvable;
+ *   the id already used for a different commit
+ * @throws HeadConflictError(observedHead, selectedHead) when observedHead is stale
+ */
+export async function commitRest(
+  deps: CommitDeps,
+  request: RestCommitRequest,
+): Promise<ReplyOf<'ledger.restCommit'>> {
+  const invocationId = checkRestInvocationId(request.invocationId);
+  parseObservedHead(request.observedHead);
+  const carried = verifyWireObjects(request.objects);
+  const commitHash = commitHashOf(request);
+  const usedElsewhere = () =>
+    new BadRequestError(`invocation id "${invocationId}" was already used for a different commit`);
+
+  if (invocationId !== null) {
+    const intent = await deps.repository.transaction<Step>(async (t) => {
+      const row = await t.lockJournal(invocationId);
+      if (row !== null && row.commitHash !== commitHash) throw usedElsewhere();
+      if (row?.state === 'committed' && row.worldRef !== null)
+        return { kind: 'replay', selectedHead: row.worldRef };
+      checkRestCommit(await t.readHead(), request);
+      await requireRestResolvable(t, carried, request);
+      if (row === null) await t.insertRestIntent(invocationId, commitHash);
+      return { kind: 'proceed' };
+    });
+    if (intent.kind === 'replay') return { selectedHead: intent.selectedHead };
+  }
+
+  const step = await deps.repository.transaction<Step>(async (t) => {
+    const { head, journal } = await t.lockHead(invocationId);
+    if (invocationId !== null && journal !== null) {
+      if (journal.commitHash !== commitHash) throw usedElsewhere();
+      if (journal.state === 'committed' && journal.outcome !== null) {
+        return { kind: 'replay', selectedHead: journal.outcome.worldRef };
+      }
+    }
+    try {
+      checkRestCommit(head, request);
+      await requireRestResolvable(t, carried, request);
+    } catch (error) {
+      if (invocationId === null) throw error;
+      await t.dropRestIntent(invocationId, commitHash);
+      return { kind: 'refused', error: error as Error };
+    }
+    const bound = await t.append({
+      objects: carried,
+      entry: request.entry,
+      world: request.nextWorld,
+      journal: invocationId === null ? null : { mode: 'rest', invocationId, commitHash },
+    });
+    if (!bound) throw usedElsewhere();
+    crashpoint('inside-commit');
+    return { kind: 'committed', selectedHead: request.nextWorld.ref };
+  });
+
+  if (step.kind === 'refused') throw step.error;
+  if (step.kind === 'committed') {
+    announce(deps.events, {
+      entryIndex: request.entry.header.entryIndex,
+      entryHash: request.entry.entryHash,
+      worldRef: request.nextWorld.ref,
+      writtenBy: request.entry.header.writtenBy,
+      invocationId,
+    });
+  }
+  if (step.kind === 'proceed')
+    throw new Error('unreachable: the commit transaction always decides');
+  return { selectedHead: step.selectedHead };
+}
+
+function requireRestResolvable(
+  t: CommitTx,
+  carried: WorldObject[],
+  request: RestCommitRequest,
+): Promise<void> {
+  return requireResolvable(t, new Set(carried.map((o) => o.hash)), [
+    ['entry.transitionRef', request.entry.transitionRef],
+    ['nextWorld.stateRoot', request.nextWorld.stateRoot],
+  ]);
+}

@@ -1,0 +1,30 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { parseRequest } from '@world/contracts';
+import { RPC, type RpcClient } from '@world/runtime';
+import { commitInvocation } from './commit-invocation.js';
+import { commitRest } from './commit-rest.js';
+import { CommitRepository } from './commit.repository.js';
+
+/** The two ways to append: `ledger.commit` (tool calls) and `ledger.restCommit` (POST /v1/commit). */
+@Controller()
+export class CommitController {
+  constructor(
+    private readonly repository: CommitRepository,
+    @Inject(RPC) private readonly events: RpcClient,
+  ) {}
+
+  private deps() {
+    return { repository: this.repository, events: this.events };
+  }
+
+  @MessagePattern('ledger.commit')
+  commit(@Payload() data: unknown) {
+    return commitInvocation(this.deps(), parseRequest('ledger.commit', data));
+  }
+
+  @MessagePattern('ledger.restCommit')
+  restCommit(@Payload() data: unknown) {
+    return commitRest(this.deps(), parseRequest('ledger.restCommit', data));
+  }
+}

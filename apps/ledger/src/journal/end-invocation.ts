@@ -1,0 +1,14 @@
+import type { ParsedRequestOf, ReplyOf } from '@world/contracts';
+import type { JournalRepository } from './journal.repository.js';
+
+/**
+ * `ledger.invocation.end`: marks a claim that did not commit as ended with the caller's reason
+ * (uncertain: it may have run; abandoned: nothing ran). A committed, ended or unknown id is left
+ * as it is and answers ended:false (DESIGN.md §7.4).
+ */
+export async function endInvocation(
+  repository: JournalRepository,
+  request: ParsedRequestOf<'ledger.invocation.end'>,
+): Promise<ReplyOf<'ledger.invocation.end'>> {
+  return { ended: await repository.end(request.invocationId, request.reason) };
+}

@@ -1,0 +1,116 @@
+/**
+ * The only code that reads or writes invocation claims and receipts in `commit_journal`
+ * (commits write their outcome through the commit repository, in their own transaction).
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { and, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { DATABASE, type DatabaseHandle } from '@world/runtime';
+import { commitJournal, objects, type EndReason } from '../db/schema.js';
+import { storedRef, type Queryable } from '../db/statements.js';
+import { decideBegin, type BeginReply, type JournalView } from './invocation-law.js';
+
+/** The journal under an alias, so `FOR UPDATE OF` names it unqualified (as Postgres requires). */
+const journal = alias(commitJournal, 'journal');
+
+/** `claim_expires_at <= now()`, evaluated by the database so every replica shares one clock. */
+const expired = sql<boolean>`coalesce(${journal.claimExpiresAt} <= now(), false)`;
+
+@Injectable()
+export class JournalRepository {
+  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
+
+  /**
+   * Reads an invocation's journal row.
+   * @param withOutput also read the committed output object's payload bytes
+   */
+  find(invocationId: string, withOutput: boolean): Promise<JournalView | null> {
+    return readView(this.database.db, invocationId, withOutput, false);
+  }
+
+  /**
+   * Begins (claims) an idempotent invocation: a fresh id is claimed in one statement; otherwise
+   * the row is locked and decideBegin says what to answer, or to claim it again (reclaim).
+   * The claim lapses `ttlMs` after this moment, by the database clock.
+   */
+  begin(
+    invocationId: string,
+    requestHash: string,
+    ttlMs: number,
+    reclaim: boolean,
+  ): Promise<BeginReply> {
+    const expiresAt = sql`now() + (${ttlMs}::float8 * interval '1 millisecond')`;
+    return this.database.db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(commitJournal)
+        .values({
+          invocationId,
+          kind: 'tool',
+          claimHash: requestHash,
+          state: 'claimed',
+          claimExpiresAt: expiresAt,
+        })
+        .onConflictDoNothing()
+        .returning({ id: commitJournal.invocationId });
+      if (inserted.length === 1) return { state: 'claimed' } as const;
+      const row = await readView(tx, invocationId, true, true);
+      const decision = decideBegin(row, requestHash, reclaim);
+      if (decision.action === 'answer') return decision.reply;
+      await tx
+        .update(commitJournal)
+        .set({
+          state: 'claimed',
+          endReason: null,
+          claimExpiresAt: expiresAt,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(commitJournal.invocationId, invocationId));
+      return { state: 'claimed' } as const;
+    });
+  }
+
+  /**
+   * Ends a claim that has not committed (expired or not).
+   * @returns true when a claimed row was marked ended; false for committed, ended, intent or
+   *   absent rows (nothing changes)
+   */
+  async end(invocationId: string, reason: Exclude<EndReason, 'lapsed'>): Promise<boolean> {
+    const rows = await this.database.db
+      .update(commitJournal)
+      .set({ state: 'ended', endReason: reason, updatedAt: sql`now()` })
+      .where(and(eq(commitJournal.invocationId, invocationId), eq(commitJournal.state, 'claimed')))
+      .returning({ id: commitJournal.invocationId });
+    return rows.length === 1;
+  }
+}
+
+async function readView(
+  db: Queryable,
+  invocationId: string,
+  withOutput: boolean,
+  lock: boolean,
+): Promise<JournalView | null> {
+  const query = db
+    .select({
+      kind: journal.kind,
+      state: journal.state,
+      claimHash: journal.claimHash,
+      endReason: journal.endReason,
+      expired,
+      entryIndex: journal.entryIndex,
+      worldRef: journal.worldRef,
+      outputRef: journal.outputRef,
+      output: withOutput ? objects.payload : sql<null>`null`,
+    })
+    .from(journal)
+    .leftJoin(objects, withOutput ? eq(objects.hash, journal.outputRef) : sql`false`)
+    .where(eq(journal.invocationId, invocationId));
+  const [row] = lock ? await query.for('update', { of: journal }) : await query;
+  if (row === undefined) return null;
+  return {
+    ...row,
+    worldRef: row.worldRef === null ? null : storedRef(row.worldRef),
+    outputRef: row.outputRef === null ? null : storedRef(row.outputRef),
+    output: row.output ?? null,
+  };
+}

@@ -1,0 +1,47 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DATABASE, REPLICA, RPC, type DatabaseHandle, type RpcClient } from '@world/runtime';
+import { CommitController } from './commit/commit.controller.js';
+import { CommitRepository } from './commit/commit.repository.js';
+import { HealthController } from './health/health.controller.js';
+import { JournalController } from './journal/journal.controller.js';
+import { JournalRepository } from './journal/journal.repository.js';
+import { ReadsController } from './reads/reads.controller.js';
+import { ReadsRepository } from './reads/reads.repository.js';
+import { RegistryController } from './registry/registry.controller.js';
+import { RegistryRepository } from './registry/registry.repository.js';
+
+/** What the ledger module is wired with. */
+export interface LedgerModuleOptions {
+  /** the database holding schema `ledger` (migrated, genesis bootstrapped) */
+  database: DatabaseHandle;
+  /** the client `ledger.committed` is emitted on */
+  rpc: RpcClient;
+  /** this replica's name, reported by `ledger.health` */
+  replica: string;
+}
+
+/** The ledger service's Nest module: wiring only. */
+@Module({})
+export class LedgerModule {
+  static register(options: LedgerModuleOptions): DynamicModule {
+    return {
+      module: LedgerModule,
+      controllers: [
+        CommitController,
+        ReadsController,
+        JournalController,
+        RegistryController,
+        HealthController,
+      ],
+      providers: [
+        { provide: DATABASE, useValue: options.database },
+        { provide: RPC, useValue: options.rpc },
+        { provide: REPLICA, useValue: options.replica },
+        CommitRepository,
+        ReadsRepository,
+        JournalRepository,
+        RegistryRepository,
+      ],
+    };
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The only code that reads the log, worlds, objects and the head for the read subjects
+ * (world-spec §5.3–§5.8). Reads never lock and never write.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { and, asc, eq, gt, gte, type SQL } from 'drizzle-orm';
+import type { LogEntry, Ref, World } from '@world/canonical';
+import { DATABASE, type DatabaseHandle } from '@world/runtime';
+import { SELECTED_HEAD, heads, logEntries, objects, worlds } from '../db/schema.js';
+import { storedRef } from '../db/statements.js';
+
+/** An object's envelope, with its payload when asked for. */
+export interface StoredObject {
+  hash: Ref;
+  interfaceHash: Ref;
+  semanticId: string;
+  provenance: string;
+  payload?: Buffer;
+}
+
+const entryColumns = {
+  entryIndex: logEntries.entryIndex,
+  entryHash: logEntries.entryHash,
+  semanticsEpoch: logEntries.semanticsEpoch,
+  transitionFn: logEntries.transitionFn,
+  interpreter: logEntries.interpreter,
+  prevEntryHash: logEntries.prevEntryHash,
+  writtenBy: logEntries.writtenBy,
+  transitionRef: logEntries.transitionRef,
+};
+
+type EntryRow = { [K in keyof typeof entryColumns]: (typeof logEntries.$inferSelect)[K] };
+
+function toEntry(row: EntryRow): LogEntry {
+  return {
+    header: {
+      entryIndex: row.entryIndex,
+      semanticsEpoch: row.semanticsEpoch,
+      transitionFn: storedRef(row.transitionFn),
+      interpreter: storedRef(row.interpreter),
+      prevEntryHash: storedRef(row.prevEntryHash),
+      writtenBy: row.writtenBy,
+    },
+    entryHash: storedRef(row.entryHash),
+    transitionRef: storedRef(row.transitionRef),
+  };
+}
+
+function toWorld(row: typeof worlds.$inferSelect): World {
+  return {
+    ref: storedRef(row.ref),
+    revision: row.revision,
+    stateRoot: storedRef(row.stateRoot),
+    logHead: storedRef(row.logHead),
+  };
+}
+
+const envelope = {
+  hash: objects.hash,
+  interfaceHash: objects.interfaceHash,
+  semanticId: objects.semanticId,
+  provenance: objects.provenance,
+};
+
+function toObject(row: {
+  hash: string;
+  interfaceHash: string;
+  semanticId: string;
+  provenance: string;
+}): StoredObject {
+  return {
+    hash: storedRef(row.hash),
+    interfaceHash: storedRef(row.interfaceHash),
+    semanticId: row.semanticId,
+    provenance: row.provenance,
+  };
+}
+
+@Injectable()
+export class ReadsRepository {
+  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  /** The selected head with its world, or null before genesis. */
+  async head(): Promise<{ world: World; entryIndex: number } | null> {
+    const [row] = await this.db
+      .select({ world: worlds, entryIndex: heads.entryIndex })
+      .from(heads)
+      .innerJoin(worlds, eq(worlds.ref, heads.worldRef))
+      .where(eq(heads.key, SELECTED_HEAD));
+    return row === undefined ? null : { world: toWorld(row.world), entryIndex: row.entryIndex };
+  }
+
+  /** One world row, or null. */
+  async world(ref: Ref): Promise<World | null> {
+    const [row] = await this.db.select().from(worlds).where(eq(worlds.ref, ref));
+    return row === undefined ? null : toWorld(row);
+  }
+
+  /** One object's envelope (and payload when `withPayload`), or null. */
+  async object(ref: Ref, withPayload: boolean): Promise<StoredObject | null> {
+    if (withPayload) {
+      const [row] = await this.db.select().from(objects).where(eq(objects.hash, ref));
+      return row === undefined ? null : { ...toObject(row), payload: row.payload };
+    }
+    const [row] = await this.db.select(envelope).from(objects).where(eq(objects.hash, ref));
+    return row === undefined ? null : toObject(row);
+  }
+
+  /** Envelopes of one semantic id in ascending hash order, strictly after `after` (keyset). */
+  async objectsBySemanticId(
+    semanticId: string,
+    after: Ref | undefined,
+    limit: number,
+  ): Promise<StoredObject[]> {
+    const where: SQL | undefined =
+      after === undefined
+        ? eq(objects.semanticId, semanticId)
+        : and(eq(objects.semanticId, semanticId), gt(objects.hash, after));
+    const rows = await this.db
+      .select(envelope)
+      .from(objects)
+      .where(where)
+      .orderBy(asc(objects.hash))
+      .limit(limit);
+    return rows.map(toObject);
+  }
+
+  /** One log entry, or null. */
+  async entry(index: number): Promise<LogEntry | null> {
+    const [row] = await this.db
+      .select(entryColumns)
+      .from(logEntries)
+      .where(eq(logEntries.entryIndex, index));
+    return row === undefined ? null : toEntry(row);
+  }
+
+  /** Up to `limit` entries at or after `from`, ascending by index (not yet cut at a gap). */
+  async entriesFrom(from: number, limit: number): Promise<LogEntry[]> {
+    const rows = await this.db
+      .select(entryColumns)
+      .from(logEntries)
+      .where(gte(logEntries.entryIndex, from))
+      .orderBy(asc(logEntries.entryIndex))
+      .limit(limit);
+    return rows.map(toEntry);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Shared fixtures of the ledger's integration and e2e tests: the two run modes, and builders of
+ * commits the way the planner and a REST client make them.
+ */
+import {
+  entryHash,
+  makeJsonObject,
+  refOf,
+  toWireObject,
+  worldRef,
+  type Ref,
+  type WorldObject,
+} from '@world/canonical';
+import type { RequestOf } from '@world/contracts';
+import {
+  InProcessBus,
+  openPglite,
+  openPostgres,
+  type DatabaseHandle,
+  type TransportConfig,
+} from '@world/runtime';
+import { createTestDatabase, testNatsUrl, uniquePrefix } from '@world/testing';
+
+/** Every request a test sends names this timeout. */
+export const RPC_TIMEOUT_MS = 10_000;
+
+/** A database and a transport for one test file, and how to tear them down. */
+export interface ModeSetup {
+  transport: TransportConfig;
+  database: DatabaseHandle;
+  /** opens another handle on the same database (a second replica's pool); PostgreSQL only */
+  reopen?: () => Promise<DatabaseHandle>;
+  teardown(): Promise<void>;
+}
+
+/** PostgreSQL + NATS (distributed mode) and PGlite + the in-process bus (embedded mode). */
+export const MODES: Array<[string, () => Promise<ModeSetup>]> = [
+  [
+    'PostgreSQL + NATS',
+    async () => {
+      const tdb = await createTestDatabase('ledger');
+      const database = await openPostgres(tdb.url);
+      return {
+        transport: { kind: 'nats', url: testNatsUrl(), prefix: uniquePrefix('ledger') },
+        database,
+        reopen: () => openPostgres(tdb.url),
+        async teardown() {
+          await database.close();
+          await tdb.drop();
+        },
+      };
+    },
+  ],
+  [
+    'PGlite + in-process',
+    async () => {
+      const database = await openPglite();
+      return {
+        transport: { kind: 'inproc', bus: new InProcessBus() },
+        database,
+        teardown: () => database.close(),
+      };
+    },
+  ],
+];
+
+/** The identity refs a planner would put in every header. */
+export const TRANSITION_FN: Ref = refOf('test transition source');
+export const INTERPRETER: Ref = refOf('test interpreter');
+
+/** A coordinator commit's objects: input, output, invocation record. */
+export interface ToolCall {
+  request: RequestOf<'ledger.commit'>;
+  input: WorldObject;
+  output: WorldObject;
+  record: WorldObject;
+}
+
+/**
+ * A `ledger.commit` request as the planner builds it: input, output and invocation record
+ * objects; transitionRef = record, stateRoot = output.
+ * @param output the output value (identical outputs dedupe to one object, incident 25)
+ */
+export function toolCall(
+  invocationId: string,
+  input: unknown,
+  output: unknown = { ok: true },
+): ToolCall {
+  const inputObject = makeJsonObject('world/invocation-input/v1', 'coordinator:mcp', input);
+  const outputObject = makeJsonObject('world/invocation-output/v1', 'coordinator:mcp', output);
+  const record = makeJsonObject('world/invocation-record/v1', 'coordinator:mcp', {
+    invocationId,
+    input: inputObject.hash,
+    output: outputObject.hash,
+  });
+  return {
+    input: inputObject,
+    output: outputObject,
+    record,
+    request: {
+      invocationId,
+      writtenBy: 'coordinator:mcp',
+      semanticsEpoch: 1,
+      transitionFn: TRANSITION_FN,
+      interpreter: INTERPRETER,
+      transitionRef: record.hash,
+      stateRoot: outputObject.hash,
+      objects: [inputObject, outputObject, record].map(toWireObject),
+    },
+  };
+}
+
+/** The selected head as `ledger.head` reports it. */
+export interface HeadView {
+  worldRef: Ref;
+  entryIndex: number;
+  entryHash: Ref;
+  revision: number;
+}
+
+/**
+ * A valid REST commit on top of `head` (world-spec §5.10): the client computes index, previous
+ * hash, entry hash and world itself.
+ */
+export function restCommit(
+  head: HeadView,
+  label: string,
+  invocationId?: string,
+): RequestOf<'ledger.restCommit'> {
+  const state = makeJsonObject('world/demo/state', 'quickstart', { label });
+  const body = makeJsonObject('world/demo/record', 'quickstart', { label, state: state.hash });
+  const header = {
+    entryIndex: head.entryIndex + 1,
+    semanticsEpoch: 1,
+    transitionFn: TRANSITION_FN,
+    interpreter: INTERPRETER,
+    prevEntryHash: head.entryHash,
+    writtenBy: 'quickstart',
+  };
+  const hash = entryHash(header, body.hash);
+  const shape = { revision: head.revision + 1, stateRoot: state.hash, logHead: hash };
+  return {
+    ...(invocationId === undefined ? {} : { invocationId }),
+    observedHead: head.worldRef,
+    objects: [state, body].map(toWireObject),
+    nextWorld: { ref: worldRef(shape), ...shape },
+    entry: { header, entryHash: hash, transitionRef: body.hash },
+  };
+}
