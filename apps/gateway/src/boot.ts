@@ -66,7 +66,8 @@ export interface RunningGateway extends RunningService {
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const bind = typeof options.bind === 'string' ? parseBind(options.bind) : options.bind;
   assertBindAllowed(bind, options.bindPublic ?? false);
-  const replica = options.replica ?? `${SERVICE_NAME}-${randomBytes(REPLICA_ID_BYTES).toString('hex')}`;
+  const replica =
+    options.replica ?? `${SERVICE_NAME}-${randomBytes(REPLICA_ID_BYTES).toString('hex')}`;
   const pino = serviceLogger(SERVICE_NAME).child({ replica });
   const log = options.log ?? pino;
 
@@ -78,7 +79,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const rpc = await connectRpc(options.transport, replica);
   const sessions = new SessionResolver(rpc);
   const auth = new Authenticator(sessions, credential);
-  const mcp = new McpEndpoint(auth, { rpc, log, callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS });
+  const mcp = new McpEndpoint(auth, {
+    rpc,
+    log,
+    callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS,
+  });
 
   let app: NestExpressApplication | undefined;
   try {

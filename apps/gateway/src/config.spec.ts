@@ -16,14 +16,19 @@ describe('isLoopbackHost (world-spec §10: loopback only)', () => {
 });
 
 describe('parseBind', () => {
-  it('reads host:port', () => expect(parseBind('127.0.0.1:7644')).toEqual({ host: '127.0.0.1', port: 7644 }));
-  it('reads a bracketed IPv6 host', () => expect(parseBind('[::1]:80')).toEqual({ host: '::1', port: 80 }));
+  it('reads host:port', () =>
+    expect(parseBind('127.0.0.1:7644')).toEqual({ host: '127.0.0.1', port: 7644 }));
+  it('reads a bracketed IPv6 host', () =>
+    expect(parseBind('[::1]:80')).toEqual({ host: '::1', port: 80 }));
   it('refuses a missing port', () => {
     expect(() => parseBind('127.0.0.1')).toThrow(
-      new ConfigError('gateway: invalid configuration: WORLD_BIND must be host:port (e.g. 127.0.0.1:7644), got "127.0.0.1"'),
+      new ConfigError(
+        'gateway: invalid configuration: WORLD_BIND must be host:port (e.g. 127.0.0.1:7644), got "127.0.0.1"',
+      ),
     );
   });
-  it('refuses a port beyond 65535', () => expect(() => parseBind('localhost:70000')).toThrow(ConfigError));
+  it('refuses a port beyond 65535', () =>
+    expect(() => parseBind('localhost:70000')).toThrow(ConfigError));
 });
 
 describe('loadGatewayConfig (DESIGN.md §5)', () => {
@@ -46,12 +51,16 @@ describe('loadGatewayConfig (DESIGN.md §5)', () => {
 
   it('refuses a bind beyond loopback (world-spec §11: bind host "0.0.0.0" is not loopback)', () => {
     expect(() => loadGatewayConfig({ ...base, WORLD_BIND: '0.0.0.0:7644' })).toThrow(
-      new ConfigError('gateway: bind host "0.0.0.0" is not loopback (set WORLD_BIND_PUBLIC=1 to serve beyond loopback)'),
+      new ConfigError(
+        'gateway: bind host "0.0.0.0" is not loopback (set WORLD_BIND_PUBLIC=1 to serve beyond loopback)',
+      ),
     );
   });
 
   it('serves beyond loopback when WORLD_BIND_PUBLIC=1', () => {
-    expect(loadGatewayConfig({ ...base, WORLD_BIND: '0.0.0.0:7644', WORLD_BIND_PUBLIC: '1' }).bind).toEqual({ host: '0.0.0.0', port: 7644 });
+    expect(
+      loadGatewayConfig({ ...base, WORLD_BIND: '0.0.0.0:7644', WORLD_BIND_PUBLIC: '1' }).bind,
+    ).toEqual({ host: '0.0.0.0', port: 7644 });
   });
 
   it('reads public reads, the operator token and the deadline', () => {
@@ -61,18 +70,26 @@ describe('loadGatewayConfig (DESIGN.md §5)', () => {
       WORLD_OPERATOR_TOKEN: 'a'.repeat(64),
       WORLD_CALL_DEADLINE_MS: '5000',
     });
-    expect([config.publicReads, config.operatorToken, config.callDeadlineMs]).toEqual([true, 'a'.repeat(64), 5000]);
+    expect([config.publicReads, config.operatorToken, config.callDeadlineMs]).toEqual([
+      true,
+      'a'.repeat(64),
+      5000,
+    ]);
   });
 
   it('refuses a missing NATS_URL', () => {
     expect(() => loadGatewayConfig({})).toThrow(
-      new ConfigError('gateway: invalid configuration: NATS_URL: Invalid input: expected string, received undefined'),
+      new ConfigError(
+        'gateway: invalid configuration: NATS_URL: Invalid input: expected string, received undefined',
+      ),
     );
   });
 
   it('refuses an operator token that is not 64 hex', () => {
     expect(() => loadGatewayConfig({ ...base, WORLD_OPERATOR_TOKEN: 'xyz' })).toThrow(
-      new ConfigError('gateway: invalid configuration: WORLD_OPERATOR_TOKEN: WORLD_OPERATOR_TOKEN must be 64 lowercase hex'),
+      new ConfigError(
+        'gateway: invalid configuration: WORLD_OPERATOR_TOKEN: WORLD_OPERATOR_TOKEN must be 64 lowercase hex',
+      ),
     );
   });
 });

@@ -36,7 +36,9 @@ export function parseBind(text: string): BindAddress {
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+)):([0-9]{1,5})$/.exec(text);
   const port = match === null ? NaN : Number(match[3]);
   if (match === null || !Number.isInteger(port) || port > MAX_PORT) {
-    throw new ConfigError(`gateway: invalid configuration: WORLD_BIND must be host:port (e.g. ${DEFAULT_BIND}), got "${text}"`);
+    throw new ConfigError(
+      `gateway: invalid configuration: WORLD_BIND must be host:port (e.g. ${DEFAULT_BIND}), got "${text}"`,
+    );
   }
   return { host: match[1] ?? match[2]!, port };
 }
@@ -67,7 +69,10 @@ export const GatewayEnv = CommonEnv.extend({
   WORLD_BIND_PUBLIC: Flag,
   WORLD_HOME: z.string().min(1).default(DEFAULT_WORLD_HOME),
   WORLD_PUBLIC_READS: Flag,
-  WORLD_OPERATOR_TOKEN: z.string().regex(HEX64, 'WORLD_OPERATOR_TOKEN must be 64 lowercase hex').optional(),
+  WORLD_OPERATOR_TOKEN: z
+    .string()
+    .regex(HEX64, 'WORLD_OPERATOR_TOKEN must be 64 lowercase hex')
+    .optional(),
   WORLD_OPERATOR_TOKEN_FILE: z.string().min(1).optional(),
   WORLD_CALL_DEADLINE_MS: z.coerce.number().int().positive().default(CALL_DEADLINE_MS),
   /** shown by GET /v1/health as db_path; the gateway itself opens no database */

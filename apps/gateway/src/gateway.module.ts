@@ -13,7 +13,12 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [McpController, HealthController, ProvenanceController, OperatorController],
-      providers: [{ provide: GATEWAY, useValue: context }, ReadAccessGuard, CommitSessionGuard, OperatorGuard],
+      providers: [
+        { provide: GATEWAY, useValue: context },
+        ReadAccessGuard,
+        CommitSessionGuard,
+        OperatorGuard,
+      ],
     };
   }
 }

@@ -54,11 +54,15 @@ export async function loadOperatorCredential(
   source: OperatorTokenSource,
 ): Promise<{ credential: OperatorCredential; file?: string }> {
   if (source.token !== undefined) {
-    if (!HEX64.test(source.token)) throw new ConfigError('gateway: WORLD_OPERATOR_TOKEN must be 64 lowercase hex');
+    if (!HEX64.test(source.token))
+      throw new ConfigError('gateway: WORLD_OPERATOR_TOKEN must be 64 lowercase hex');
     return { credential: new OperatorCredential(source.token) };
   }
   if (source.file !== undefined) {
-    return { credential: new OperatorCredential(await readTokenFile(source.file)), file: source.file };
+    return {
+      credential: new OperatorCredential(await readTokenFile(source.file)),
+      file: source.file,
+    };
   }
   const file = join(source.worldHome, OPERATOR_TOKEN_FILE_NAME);
   await mkdir(dirname(file), { recursive: true, mode: DIR_MODE });
@@ -79,9 +83,12 @@ async function readTokenFile(file: string): Promise<string> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(`gateway: cannot read operator token file ${file}: ${(err as Error).message}`);
+    throw new ConfigError(
+      `gateway: cannot read operator token file ${file}: ${(err as Error).message}`,
+    );
   }
   const token = text.trim();
-  if (!HEX64.test(token)) throw new ConfigError(`gateway: operator token file ${file} must hold 64 lowercase hex`);
+  if (!HEX64.test(token))
+    throw new ConfigError(`gateway: operator token file ${file} must hold 64 lowercase hex`);
   return token;
 }

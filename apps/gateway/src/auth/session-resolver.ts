@@ -35,7 +35,9 @@ export class SessionResolver {
     private readonly rpc: RpcClient,
     private readonly clock: () => number = Date.now,
   ) {
-    this.unsubscribe = rpc.subscribe('broker.session.revoked', ({ credentialId }) => this.forget(credentialId));
+    this.unsubscribe = rpc.subscribe('broker.session.revoked', ({ credentialId }) =>
+      this.forget(credentialId),
+    );
   }
 
   /**
@@ -49,8 +51,13 @@ export class SessionResolver {
     const credentialId = credentialIdOf(token);
     const askedAt = this.clock();
     const hit = this.cache.get(credentialId);
-    if (hit !== undefined && askedAt - hit.askedAt < SESSION_CACHE_MAX_MS) return this.live(hit.session, askedAt);
-    const reply = await this.rpc.request('broker.session.resolve', { credentialId }, { timeoutMs: CREDENTIAL_LOOKUP_MS });
+    if (hit !== undefined && askedAt - hit.askedAt < SESSION_CACHE_MAX_MS)
+      return this.live(hit.session, askedAt);
+    const reply = await this.rpc.request(
+      'broker.session.resolve',
+      { credentialId },
+      { timeoutMs: CREDENTIAL_LOOKUP_MS },
+    );
     switch (reply.status) {
       case 'ok': {
         const revoked = this.revokedAt.get(credentialId);
@@ -94,7 +101,9 @@ export class SessionResolver {
   private sweep(now: number): void {
     if (now - this.lastSweep < SESSION_CACHE_MAX_MS) return;
     this.lastSweep = now;
-    for (const [id, entry] of this.cache) if (now - entry.askedAt >= SESSION_CACHE_MAX_MS) this.cache.delete(id);
-    for (const [id, at] of this.revokedAt) if (now - at >= CREDENTIAL_LOOKUP_MS + SESSION_CACHE_MAX_MS) this.revokedAt.delete(id);
+    for (const [id, entry] of this.cache)
+      if (now - entry.askedAt >= SESSION_CACHE_MAX_MS) this.cache.delete(id);
+    for (const [id, at] of this.revokedAt)
+      if (now - at >= CREDENTIAL_LOOKUP_MS + SESSION_CACHE_MAX_MS) this.revokedAt.delete(id);
   }
 }

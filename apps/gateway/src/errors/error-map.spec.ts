@@ -31,24 +31,132 @@ const HEAD = `sha256:${'a'.repeat(64)}`;
 
 describe('the REST column of the error table (world-spec §5.1)', () => {
   const rows: Array<[string, WorldError, number, string, string]> = [
-    ['§5.1 BadRequest', new BadRequestError('limit must be an integer'), 400, 'BadRequest', 'limit must be an integer'],
-    ['§5.1 InvalidSession', new InvalidSessionError(), 400, 'InvalidSession', 'malformed Authorization header: expected Bearer <64-hex-credential>'],
-    ['§5.1 SessionAbsent', new SessionAbsentError(), 401, 'SessionAbsent', 'session credential is absent: send Authorization: Bearer <session-credential>'],
-    ['§5.1 SessionUnknown', new SessionUnknownError(), 401, 'SessionUnknown', 'unknown session credential'],
-    ['§5.1 SessionExpired', new SessionExpiredError(), 401, 'SessionExpired', 'session credential has expired'],
-    ['§5.1 NotFound', new NotFoundError('log entry not found'), 404, 'NotFound', 'log entry not found'],
-    ['§5.1 PayloadTooLarge', new PayloadTooLargeError('request body exceeds 8388608 bytes'), 413, 'PayloadTooLarge', 'request body exceeds 8388608 bytes'],
-    ['§5.1 Internal keeps its fixed text', new InternalError('disk on fire'), 500, 'Internal', 'internal store failure'],
-    ['§5.1 Timeout hides the service text', new DeadlineExceededError('ledger.head did not answer'), 503, 'Timeout', 'the deadline ended before World answered; retry the request'],
-    ['§5.1 a transport timeout reads as Timeout', new TransportTimeoutError('ledger.head did not answer within 10000 ms'), 503, 'Timeout', 'the deadline ended before World answered; retry the request'],
-    ['§5.1 CommitUncertain', new CommitUncertainError('reconcile first'), 503, 'CommitUncertain', 'reconcile first'],
-    ['§5.1 an uncertain outcome is CommitUncertain', new UncertainError(), 503, 'CommitUncertain', 'invocation outcome is not confirmed; resend the same task id'],
-    ['§5.1 LookupIndexUnavailable', new LookupIndexUnavailableError('index missing'), 503, 'LookupIndexUnavailable', 'index missing'],
-    ['§5.1 ProjectionUnavailable', new ProjectionUnavailableError(), 503, 'ProjectionUnavailable', 'the projection read failed; retry the request'],
-    ['§5.1 ProjectionDeadlineExceeded', new ProjectionDeadlineExceededError(), 504, 'ProjectionDeadlineExceeded', 'the projection read exceeded its bounded deadline'],
-    ['a service that does not answer', new ServiceUnavailableError('no service answers ledger.head'), 503, 'Unavailable', 'a World service is unavailable; retry the request'],
-    ['§5.10 reusing a rest: id for another commit', new DuplicateInvocationError('rest:a'), 400, 'BadRequest', 'invocation id "rest:a" was already used for different content'],
-    ['a class the table does not name is Internal', new LeaseLostError('ep1', 3), 500, 'Internal', 'internal store failure'],
+    [
+      '§5.1 BadRequest',
+      new BadRequestError('limit must be an integer'),
+      400,
+      'BadRequest',
+      'limit must be an integer',
+    ],
+    [
+      '§5.1 InvalidSession',
+      new InvalidSessionError(),
+      400,
+      'InvalidSession',
+      'malformed Authorization header: expected Bearer <64-hex-credential>',
+    ],
+    [
+      '§5.1 SessionAbsent',
+      new SessionAbsentError(),
+      401,
+      'SessionAbsent',
+      'session credential is absent: send Authorization: Bearer <session-credential>',
+    ],
+    [
+      '§5.1 SessionUnknown',
+      new SessionUnknownError(),
+      401,
+      'SessionUnknown',
+      'unknown session credential',
+    ],
+    [
+      '§5.1 SessionExpired',
+      new SessionExpiredError(),
+      401,
+      'SessionExpired',
+      'session credential has expired',
+    ],
+    [
+      '§5.1 NotFound',
+      new NotFoundError('log entry not found'),
+      404,
+      'NotFound',
+      'log entry not found',
+    ],
+    [
+      '§5.1 PayloadTooLarge',
+      new PayloadTooLargeError('request body exceeds 8388608 bytes'),
+      413,
+      'PayloadTooLarge',
+      'request body exceeds 8388608 bytes',
+    ],
+    [
+      '§5.1 Internal keeps its fixed text',
+      new InternalError('disk on fire'),
+      500,
+      'Internal',
+      'internal store failure',
+    ],
+    [
+      '§5.1 Timeout hides the service text',
+      new DeadlineExceededError('ledger.head did not answer'),
+      503,
+      'Timeout',
+      'the deadline ended before World answered; retry the request',
+    ],
+    [
+      '§5.1 a transport timeout reads as Timeout',
+      new TransportTimeoutError('ledger.head did not answer within 10000 ms'),
+      503,
+      'Timeout',
+      'the deadline ended before World answered; retry the request',
+    ],
+    [
+      '§5.1 CommitUncertain',
+      new CommitUncertainError('reconcile first'),
+      503,
+      'CommitUncertain',
+      'reconcile first',
+    ],
+    [
+      '§5.1 an uncertain outcome is CommitUncertain',
+      new UncertainError(),
+      503,
+      'CommitUncertain',
+      'invocation outcome is not confirmed; resend the same task id',
+    ],
+    [
+      '§5.1 LookupIndexUnavailable',
+      new LookupIndexUnavailableError('index missing'),
+      503,
+      'LookupIndexUnavailable',
+      'index missing',
+    ],
+    [
+      '§5.1 ProjectionUnavailable',
+      new ProjectionUnavailableError(),
+      503,
+      'ProjectionUnavailable',
+      'the projection read failed; retry the request',
+    ],
+    [
+      '§5.1 ProjectionDeadlineExceeded',
+      new ProjectionDeadlineExceededError(),
+      504,
+      'ProjectionDeadlineExceeded',
+      'the projection read exceeded its bounded deadline',
+    ],
+    [
+      'a service that does not answer',
+      new ServiceUnavailableError('no service answers ledger.head'),
+      503,
+      'Unavailable',
+      'a World service is unavailable; retry the request',
+    ],
+    [
+      '§5.10 reusing a rest: id for another commit',
+      new DuplicateInvocationError('rest:a'),
+      400,
+      'BadRequest',
+      'invocation id "rest:a" was already used for different content',
+    ],
+    [
+      'a class the table does not name is Internal',
+      new LeaseLostError('ep1', 3),
+      500,
+      'Internal',
+      'internal store failure',
+    ],
   ];
   it.each(rows)('%s', (_row, error, status, restClass, message) => {
     expect(restErrorOf(error)).toEqual({ status, body: { error: { class: restClass, message } } });
@@ -57,7 +165,14 @@ describe('the REST column of the error table (world-spec §5.1)', () => {
   it('puts observedHead and selectedHead inside the HeadConflict error object (§5.1, §11 scenario 4)', () => {
     expect(restErrorOf(new HeadConflictError('', HEAD))).toEqual({
       status: 409,
-      body: { error: { class: 'HeadConflict', message: 'observedHead is not the selected head', observedHead: '', selectedHead: HEAD } },
+      body: {
+        error: {
+          class: 'HeadConflict',
+          message: 'observedHead is not the selected head',
+          observedHead: '',
+          selectedHead: HEAD,
+        },
+      },
     });
   });
 });
@@ -65,18 +180,66 @@ describe('the REST column of the error table (world-spec §5.1)', () => {
 describe('the MCP column of the error table (world-spec §6.3)', () => {
   const records = [`sha256:${'e'.repeat(64)}`];
   const rows: Array<[string, WorldError, number, string, boolean]> = [
-    ['§6.3 unknown tool', new UnknownToolError('ailang-write'), -32602, 'unknown tool "ailang-write"', false],
-    ['§6.3 invalid params', new BadRequestError('arguments must be a JSON object'), -32602, 'invalid params: arguments must be a JSON object', false],
-    ['§6.4 body limit', new PayloadTooLargeError('request body exceeds 4194304 bytes'), -32600, 'request body exceeds 4194304 bytes', false],
-    ['§4.5 EffectsUnrecorded', new EffectsUnrecordedError('mcp:ep1:t', records, 'head moved'), -32603, 'host callback failed', true],
+    [
+      '§6.3 unknown tool',
+      new UnknownToolError('ailang-write'),
+      -32602,
+      'unknown tool "ailang-write"',
+      false,
+    ],
+    [
+      '§6.3 invalid params',
+      new BadRequestError('arguments must be a JSON object'),
+      -32602,
+      'invalid params: arguments must be a JSON object',
+      false,
+    ],
+    [
+      '§6.4 body limit',
+      new PayloadTooLargeError('request body exceeds 4194304 bytes'),
+      -32600,
+      'request body exceeds 4194304 bytes',
+      false,
+    ],
+    [
+      '§4.5 EffectsUnrecorded',
+      new EffectsUnrecordedError('mcp:ep1:t', records, 'head moved'),
+      -32603,
+      'host callback failed',
+      true,
+    ],
     ['§6.3 R8', new NoHandlerError(), -32603, 'host callback failed', true],
     ['§6.3 lease lost', new LeaseLostError('ep1', 2), -32603, 'host callback failed', true],
-    ['§6.3 unavailable', new ServiceUnavailableError('no service answers planner.invoke'), -32603, 'host callback failed', true],
+    [
+      '§6.3 unavailable',
+      new ServiceUnavailableError('no service answers planner.invoke'),
+      -32603,
+      'host callback failed',
+      true,
+    ],
     ['§6.3 internal', new InternalError(), -32603, 'host callback failed', true],
     ['§6.3 in flight', new InvocationInFlightError(), -32603, 'host callback failed', true],
-    ['§6.3 duplicate task id', new DuplicateInvocationError('mcp:ep1:t'), -32603, 'host callback failed', true],
-    ['§6.3 deadline', new DeadlineExceededError('invocation exceeded its deadline'), -32603, 'host callback timed out', true],
-    ['§6.3 deadline seen by the transport', new TransportTimeoutError('planner.invoke did not answer within 21000 ms'), -32603, 'host callback timed out', true],
+    [
+      '§6.3 duplicate task id',
+      new DuplicateInvocationError('mcp:ep1:t'),
+      -32603,
+      'host callback failed',
+      true,
+    ],
+    [
+      '§6.3 deadline',
+      new DeadlineExceededError('invocation exceeded its deadline'),
+      -32603,
+      'host callback timed out',
+      true,
+    ],
+    [
+      '§6.3 deadline seen by the transport',
+      new TransportTimeoutError('planner.invoke did not answer within 21000 ms'),
+      -32603,
+      'host callback timed out',
+      true,
+    ],
   ];
   it.each(rows)('%s', (_row, error, code, message, host) => {
     expect(mcpErrorOf(error)).toEqual({ code, message, host });

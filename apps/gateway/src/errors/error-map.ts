@@ -73,15 +73,39 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
   NotFound: { status: 404, restClass: 'NotFound', mcp: HOST },
   HeadConflict: { status: 409, restClass: 'HeadConflict', mcp: HOST },
   PayloadTooLarge: { status: 413, restClass: 'PayloadTooLarge', mcp: { kind: 'request' } },
-  Internal: { status: 500, restClass: 'Internal', restMessage: new InternalError().message, mcp: HOST },
-  Timeout: { status: 503, restClass: 'Timeout', restMessage: REST_MESSAGES.timeout, mcp: HOST_TIMEOUT },
-  TransportTimeout: { status: 503, restClass: 'Timeout', restMessage: REST_MESSAGES.timeout, mcp: HOST_TIMEOUT },
+  Internal: {
+    status: 500,
+    restClass: 'Internal',
+    restMessage: new InternalError().message,
+    mcp: HOST,
+  },
+  Timeout: {
+    status: 503,
+    restClass: 'Timeout',
+    restMessage: REST_MESSAGES.timeout,
+    mcp: HOST_TIMEOUT,
+  },
+  TransportTimeout: {
+    status: 503,
+    restClass: 'Timeout',
+    restMessage: REST_MESSAGES.timeout,
+    mcp: HOST_TIMEOUT,
+  },
   CommitUncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST },
   Uncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST },
   LookupIndexUnavailable: { status: 503, restClass: 'LookupIndexUnavailable', mcp: HOST },
   ProjectionUnavailable: { status: 503, restClass: 'ProjectionUnavailable', mcp: HOST },
-  ProjectionDeadlineExceeded: { status: 504, restClass: 'ProjectionDeadlineExceeded', mcp: HOST_TIMEOUT },
-  Unavailable: { status: 503, restClass: 'Unavailable', restMessage: REST_MESSAGES.unavailable, mcp: HOST },
+  ProjectionDeadlineExceeded: {
+    status: 504,
+    restClass: 'ProjectionDeadlineExceeded',
+    mcp: HOST_TIMEOUT,
+  },
+  Unavailable: {
+    status: 503,
+    restClass: 'Unavailable',
+    restMessage: REST_MESSAGES.unavailable,
+    mcp: HOST,
+  },
   DuplicateInvocation: { status: 400, restClass: 'BadRequest', mcp: HOST },
   UnknownTool: { status: 404, restClass: 'NotFound', mcp: UNKNOWN_TOOL },
 };
@@ -96,7 +120,8 @@ export const INTERNAL_ROW: ErrorRow = ERROR_TABLE.Internal!;
  */
 export function asWorldError(err: unknown): WorldError {
   if (err instanceof WorldError) return err;
-  if (err instanceof InvalidRefError || err instanceof InvalidBase64Error) return new BadRequestError(err.message);
+  if (err instanceof InvalidRefError || err instanceof InvalidBase64Error)
+    return new BadRequestError(err.message);
   return new InternalError();
 }
 
@@ -116,7 +141,9 @@ export interface RestErrorBody {
  */
 export function restErrorOf(err: WorldError): { status: number; body: RestErrorBody } {
   const row = rowOf(err);
-  const body: RestErrorBody = { error: { class: row.restClass, message: row.restMessage ?? err.message } };
+  const body: RestErrorBody = {
+    error: { class: row.restClass, message: row.restMessage ?? err.message },
+  };
   if (err.errorClass === 'HeadConflict') {
     const details = err.details() as { observedHead: string; selectedHead: string };
     body.error.observedHead = details.observedHead;
@@ -130,7 +157,11 @@ export function mcpErrorOf(err: WorldError): { code: number; message: string; ho
   const row = rowOf(err);
   switch (row.mcp.kind) {
     case 'params':
-      return { code: JSONRPC.invalidParams, message: `${row.mcp.prefix}${err.message}`, host: false };
+      return {
+        code: JSONRPC.invalidParams,
+        message: `${row.mcp.prefix}${err.message}`,
+        host: false,
+      };
     case 'request':
       return { code: JSONRPC.invalidRequest, message: err.message, host: false };
     case 'host':

@@ -36,9 +36,13 @@ export class RestExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) return this.routing(exception, req, res);
     const error = asWorldError(exception);
-    const typed = exception instanceof WorldError || exception instanceof InvalidRefError || exception instanceof InvalidBase64Error;
+    const typed =
+      exception instanceof WorldError ||
+      exception instanceof InvalidRefError ||
+      exception instanceof InvalidBase64Error;
     const { status, body } = restErrorOf(error);
-    if (!typed || status >= 500) this.log.error({ err: exception, path: req.path, status }, 'request failed');
+    if (!typed || status >= 500)
+      this.log.error({ err: exception, path: req.path, status }, 'request failed');
     if (status === 413) res.setHeader('Connection', 'close');
     res.status(status).json(body);
   }
@@ -48,13 +52,26 @@ export class RestExceptionFilter implements ExceptionFilter {
     const route = ROUTES.find(([pattern]) => pattern.test(req.path));
     if (status === 404 && route !== undefined) {
       res.setHeader('Allow', route[1]);
-      res.status(405).json({ error: { class: 'MethodNotAllowed', message: `method ${req.method} not allowed; use ${route[1]}` } });
+      res
+        .status(405)
+        .json({
+          error: {
+            class: 'MethodNotAllowed',
+            message: `method ${req.method} not allowed; use ${route[1]}`,
+          },
+        });
       return;
     }
     if (status === 404) {
-      res.status(404).json({ error: { class: 'NotFound', message: `no route ${req.method} ${req.path}` } });
+      res
+        .status(404)
+        .json({ error: { class: 'NotFound', message: `no route ${req.method} ${req.path}` } });
       return;
     }
-    res.status(status).json({ error: { class: status >= 500 ? 'Internal' : 'BadRequest', message: exception.message } });
+    res
+      .status(status)
+      .json({
+        error: { class: status >= 500 ? 'Internal' : 'BadRequest', message: exception.message },
+      });
   }
 }

@@ -82,13 +82,21 @@ export class McpEndpoint {
     } catch (err) {
       const failure = mcpErrorOf(asWorldError(err));
       res.setHeader('Connection', 'close');
-      return json(res, rowOf(asWorldError(err)).status, rpcError(null, failure.code, failure.message));
+      return json(
+        res,
+        rowOf(asWorldError(err)).status,
+        rpcError(null, failure.code, failure.message),
+      );
     }
     let body: unknown;
     try {
       body = JSON.parse(bytes.toString('utf8'));
     } catch {
-      return json(res, 400, rpcError(null, JSONRPC.parseError, 'Parse error: the request body is not valid JSON'));
+      return json(
+        res,
+        400,
+        rpcError(null, JSONRPC.parseError, 'Parse error: the request body is not valid JSON'),
+      );
     }
     const batch = batchProblem(single(req.headers['mcp-protocol-version']), body);
     if (batch !== null) return plain(res, 400, batch);
@@ -120,9 +128,15 @@ export class McpEndpoint {
     const response = await this.handler.fetch(request, options);
     const body = response.body === null ? null : await response.arrayBuffer();
     if (exchange.hostFailure !== undefined) {
-      return Response.json(rpcError(exchange.requestId, exchange.hostFailure.code, exchange.hostFailure.message));
+      return Response.json(
+        rpcError(exchange.requestId, exchange.hostFailure.code, exchange.hostFailure.message),
+      );
     }
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 }
 

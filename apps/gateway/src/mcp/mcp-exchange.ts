@@ -85,7 +85,11 @@ export class McpExchange {
    * @param params the request's `params` (`name`, `arguments`, `_meta`)
    * @throws McpFailure
    */
-  callTool(params: { name: string; arguments?: unknown; _meta?: Record<string, unknown> }): Promise<McpCallResult> {
+  callTool(params: {
+    name: string;
+    arguments?: unknown;
+    _meta?: Record<string, unknown>;
+  }): Promise<McpCallResult> {
     const run = this.chain.then(() => this.run(() => this.invoke(params), params.name));
     this.chain = run.catch(() => undefined);
     return run;
@@ -102,7 +106,9 @@ export class McpExchange {
     }
     const taskId = params._meta?.[TASK_ID_META_KEY];
     if (taskId !== undefined && (typeof taskId !== 'string' || !TASK_ID.test(taskId))) {
-      throw new BadRequestError(`_meta["${TASK_ID_META_KEY}"] must be 1-128 characters of [A-Za-z0-9._-]`);
+      throw new BadRequestError(
+        `_meta["${TASK_ID_META_KEY}"] must be 1-128 characters of [A-Za-z0-9._-]`,
+      );
     }
     const surface = await this.tools();
     if (!surface.some((tool) => tool.id === params.name)) throw new UnknownToolError(params.name);
@@ -118,7 +124,9 @@ export class McpExchange {
       { timeoutMs: this.deps.callDeadlineMs + REPLY_GRACE_MS },
     );
     return {
-      content: [{ type: 'text', text: decodeBase64(reply.outputBytes, 'outputBytes').toString('utf8') }],
+      content: [
+        { type: 'text', text: decodeBase64(reply.outputBytes, 'outputBytes').toString('utf8') },
+      ],
       structuredContent: reply.output,
     };
   }
@@ -140,7 +148,8 @@ export class McpExchange {
    * every later item of the same POST fails the same way without running.
    */
   private async run<T>(work: () => Promise<T>, toolName: string | undefined): Promise<T> {
-    if (this.hostFailure !== undefined) throw new McpFailure(this.hostFailure.code, this.hostFailure.message);
+    if (this.hostFailure !== undefined)
+      throw new McpFailure(this.hostFailure.code, this.hostFailure.message);
     try {
       return await work();
     } catch (err) {

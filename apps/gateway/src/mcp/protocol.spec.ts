@@ -1,4 +1,9 @@
-import { MCP_PROTOCOL_VERSIONS, acceptedMediaTypes, batchProblem, headerProblem } from './protocol.js';
+import {
+  MCP_PROTOCOL_VERSIONS,
+  acceptedMediaTypes,
+  batchProblem,
+  headerProblem,
+} from './protocol.js';
 
 const OK = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -11,15 +16,51 @@ describe('MCP_PROTOCOL_VERSIONS', () => {
 describe('headerProblem (world-spec §6.2, §11 scenario 9)', () => {
   const rows: Array<[string, Record<string, string | undefined>, string | null]> = [
     ['§6.2 a well-formed POST passes', OK, null],
-    ['§6.2 a charset parameter is fine', { ...OK, 'content-type': 'application/json; charset=utf-8' }, null],
-    ['§6.2 q-values are fine', { ...OK, accept: 'text/event-stream;q=0.9, application/json' }, null],
-    ['§11.9 Content-Type text/plain', { ...OK, 'content-type': 'text/plain' }, 'Content-Type must be application/json'],
-    ['§6.2 no Content-Type', { ...OK, 'content-type': undefined }, 'Content-Type must be application/json'],
-    ['§11.9 Accept application/json only', { ...OK, accept: 'application/json' }, 'Accept must list both application/json and text/event-stream'],
-    ['§6.2 Accept text/event-stream only', { ...OK, accept: 'text/event-stream' }, 'Accept must list both application/json and text/event-stream'],
-    ['§6.2 a wildcard is not a listing', { ...OK, accept: '*/*' }, 'Accept must list both application/json and text/event-stream'],
-    ['§6.2 no Accept', { ...OK, accept: undefined }, 'Accept must list both application/json and text/event-stream'],
-    ['§6.2 Content-Type is checked before Accept', { 'content-type': 'text/plain' }, 'Content-Type must be application/json'],
+    [
+      '§6.2 a charset parameter is fine',
+      { ...OK, 'content-type': 'application/json; charset=utf-8' },
+      null,
+    ],
+    [
+      '§6.2 q-values are fine',
+      { ...OK, accept: 'text/event-stream;q=0.9, application/json' },
+      null,
+    ],
+    [
+      '§11.9 Content-Type text/plain',
+      { ...OK, 'content-type': 'text/plain' },
+      'Content-Type must be application/json',
+    ],
+    [
+      '§6.2 no Content-Type',
+      { ...OK, 'content-type': undefined },
+      'Content-Type must be application/json',
+    ],
+    [
+      '§11.9 Accept application/json only',
+      { ...OK, accept: 'application/json' },
+      'Accept must list both application/json and text/event-stream',
+    ],
+    [
+      '§6.2 Accept text/event-stream only',
+      { ...OK, accept: 'text/event-stream' },
+      'Accept must list both application/json and text/event-stream',
+    ],
+    [
+      '§6.2 a wildcard is not a listing',
+      { ...OK, accept: '*/*' },
+      'Accept must list both application/json and text/event-stream',
+    ],
+    [
+      '§6.2 no Accept',
+      { ...OK, accept: undefined },
+      'Accept must list both application/json and text/event-stream',
+    ],
+    [
+      '§6.2 Content-Type is checked before Accept',
+      { 'content-type': 'text/plain' },
+      'Content-Type must be application/json',
+    ],
     ['§6.2 2025-03-26', { ...OK, 'mcp-protocol-version': '2025-03-26' }, null],
     ['§6.2 2025-06-18', { ...OK, 'mcp-protocol-version': '2025-06-18' }, null],
     ['§6.2 2025-11-25', { ...OK, 'mcp-protocol-version': '2025-11-25' }, null],
@@ -43,12 +84,32 @@ describe('headerProblem (world-spec §6.2, §11 scenario 9)', () => {
 describe('batchProblem (world-spec §6.2)', () => {
   const batch = [{ jsonrpc: '2.0', id: 1, method: 'ping' }];
   const rows: Array<[string, string | undefined, unknown, string | null]> = [
-    ['§6.2 a single request is never a batch problem', '2025-11-25', { jsonrpc: '2.0', id: 1, method: 'ping' }, null],
+    [
+      '§6.2 a single request is never a batch problem',
+      '2025-11-25',
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      null,
+    ],
     ['§6.2 batches under the default 2025-03-26', undefined, batch, null],
     ['§6.2 batches under an explicit 2025-03-26', '2025-03-26', batch, null],
-    ['§11 candidates: a batch under 2025-06-18', '2025-06-18', batch, 'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2025-06-18'],
-    ['§6.2 a batch under 2025-11-25', '2025-11-25', batch, 'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2025-11-25'],
-    ['2026-07-28 has no batches', '2026-07-28', batch, 'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2026-07-28'],
+    [
+      '§11 candidates: a batch under 2025-06-18',
+      '2025-06-18',
+      batch,
+      'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2025-06-18',
+    ],
+    [
+      '§6.2 a batch under 2025-11-25',
+      '2025-11-25',
+      batch,
+      'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2025-11-25',
+    ],
+    [
+      '2026-07-28 has no batches',
+      '2026-07-28',
+      batch,
+      'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2026-07-28',
+    ],
   ];
   it.each(rows)('%s', (_row, version, body, expected) => {
     expect(batchProblem(version, body)).toBe(expected);
@@ -57,6 +118,9 @@ describe('batchProblem (world-spec §6.2)', () => {
 
 describe('acceptedMediaTypes', () => {
   it('drops parameters and case', () => {
-    expect(acceptedMediaTypes('Application/JSON; q=1 , text/event-stream')).toEqual(['application/json', 'text/event-stream']);
+    expect(acceptedMediaTypes('Application/JSON; q=1 , text/event-stream')).toEqual([
+      'application/json',
+      'text/event-stream',
+    ]);
   });
 });

@@ -51,13 +51,15 @@ export function acceptedMediaTypes(accept: string | undefined): string[] {
  * then MCP-Protocol-Version (world-spec §6.2, §11 scenario 9).
  */
 export function headerProblem(headers: Record<string, HeaderValue>): string | null {
-  if (!isJsonContentType(single(headers['content-type']) ?? null)) return HEADER_MESSAGES.contentType;
+  if (!isJsonContentType(single(headers['content-type']) ?? null))
+    return HEADER_MESSAGES.contentType;
   const accepted = acceptedMediaTypes(single(headers['accept']));
   if (!accepted.includes('application/json') || !accepted.includes('text/event-stream')) {
     return HEADER_MESSAGES.accept;
   }
   const version = single(headers['mcp-protocol-version']);
-  if (version !== undefined && !MCP_PROTOCOL_VERSIONS.includes(version)) return HEADER_MESSAGES.version(version);
+  if (version !== undefined && !MCP_PROTOCOL_VERSIONS.includes(version))
+    return HEADER_MESSAGES.version(version);
   return null;
 }
 

@@ -26,10 +26,15 @@ export const CreateEpisodeBodySchema = z
  * broker for the same id.
  * @throws BadRequestError naming the problem (both sources, `ref` without `git`, bad id)
  */
-export async function createEpisode(rpc: RpcClient, body: Record<string, unknown>): Promise<ReplyOf<'broker.episode.create'>> {
+export async function createEpisode(
+  rpc: RpcClient,
+  body: Record<string, unknown>,
+): Promise<ReplyOf<'broker.episode.create'>> {
   const input = parseBody(CreateEpisodeBodySchema, body);
-  if (input.from !== undefined && input.git !== undefined) throw new BadRequestError('give at most one of "from" and "git"');
-  if (input.ref !== undefined && input.git === undefined) throw new BadRequestError('"ref" needs "git"');
+  if (input.from !== undefined && input.git !== undefined)
+    throw new BadRequestError('give at most one of "from" and "git"');
+  if (input.ref !== undefined && input.git === undefined)
+    throw new BadRequestError('"ref" needs "git"');
   const source: RequestOf<'broker.episode.create'>['source'] =
     input.from !== undefined
       ? { kind: 'copy', dir: input.from }
@@ -42,5 +47,9 @@ export async function createEpisode(rpc: RpcClient, body: Record<string, unknown
     // Copying a tree or adding a git worktree has its own budget in the broker.
     { timeoutMs: EPISODE_SOURCE_MS + REPLY_GRACE_MS },
   );
-  return { episodeId: reply.episodeId, worktree: reply.worktree, ...(reply.created !== undefined && { created: reply.created }) };
+  return {
+    episodeId: reply.episodeId,
+    worktree: reply.worktree,
+    ...(reply.created !== undefined && { created: reply.created }),
+  };
 }

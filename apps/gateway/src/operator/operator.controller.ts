@@ -1,4 +1,15 @@
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
 import type { Request } from 'express';
 import { OPERATOR_BODY_MAX_BYTES } from '@world/contracts';
 import { OperatorGuard } from '../auth/guards.js';
@@ -16,13 +27,19 @@ export class OperatorController {
   @Post('episodes')
   @HttpCode(200)
   async createEpisode(@Req() req: Request) {
-    return createEpisode(this.gateway.rpc, parseJsonObject(await readBody(req, OPERATOR_BODY_MAX_BYTES)));
+    return createEpisode(
+      this.gateway.rpc,
+      parseJsonObject(await readBody(req, OPERATOR_BODY_MAX_BYTES)),
+    );
   }
 
   @Post('sessions')
   @HttpCode(200)
   async mintSession(@Req() req: Request) {
-    return mintSession(this.gateway.rpc, parseJsonObject(await readBody(req, OPERATOR_BODY_MAX_BYTES)));
+    return mintSession(
+      this.gateway.rpc,
+      parseJsonObject(await readBody(req, OPERATOR_BODY_MAX_BYTES)),
+    );
   }
 
   @Get('sessions')

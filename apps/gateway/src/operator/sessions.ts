@@ -36,12 +36,19 @@ export interface MintedSession {
  * grant is parsed before anything is sent, so one bad grant mints nothing.
  * @throws BadRequestError naming the bad grant or field
  */
-export async function mintSession(rpc: RpcClient, body: Record<string, unknown>): Promise<MintedSession> {
+export async function mintSession(
+  rpc: RpcClient,
+  body: Record<string, unknown>,
+): Promise<MintedSession> {
   const input = parseBody(MintSessionBodySchema, body);
   const grants = input.grants.map((text) => parseGrant(text));
   const reply = await rpc.request(
     'broker.session.mint',
-    { episodeId: input.episodeId, grants, ttlSeconds: input.ttlSeconds ?? SESSION_TTL_DEFAULT_SECONDS },
+    {
+      episodeId: input.episodeId,
+      grants,
+      ttlSeconds: input.ttlSeconds ?? SESSION_TTL_DEFAULT_SECONDS,
+    },
     { timeoutMs: READ_DEADLINE_MS },
   );
   return {
@@ -57,8 +64,14 @@ export async function mintSession(rpc: RpcClient, body: Record<string, unknown>)
  * Lists sessions, of one episode when `episode` is given (world-spec §7.3 `session list`).
  * @throws BadRequestError for a malformed episode id
  */
-export async function listSessions(rpc: RpcClient, episode: QueryValue): Promise<ReplyOf<'broker.session.list'>> {
-  if (episode !== undefined && (typeof episode !== 'string' || !EpisodeIdSchema.safeParse(episode).success)) {
+export async function listSessions(
+  rpc: RpcClient,
+  episode: QueryValue,
+): Promise<ReplyOf<'broker.session.list'>> {
+  if (
+    episode !== undefined &&
+    (typeof episode !== 'string' || !EpisodeIdSchema.safeParse(episode).success)
+  ) {
     throw new BadRequestError('episode must match ^[a-z0-9][a-z0-9-]{0,63}$');
   }
   const reply = await rpc.request(
@@ -80,7 +93,8 @@ export async function revokeSession(
   credentialId: string,
   forget: (credentialId: string) => void,
 ): Promise<{ revoked: boolean }> {
-  if (!HEX64.test(credentialId)) throw new BadRequestError('credential id must be 64 lowercase hex');
+  if (!HEX64.test(credentialId))
+    throw new BadRequestError('credential id must be 64 lowercase hex');
   const reply = await rpc.request(
     'broker.session.revoke',
     { credentialId: CredentialIdSchema.parse(credentialId) },

@@ -59,7 +59,13 @@ export const CommitBodySchema = z
         .strict(),
     ),
     nextWorld: WorldSchema.strict(),
-    entry: z.object({ header: EntryHeaderSchema.strict(), entryHash: RefSchema, transitionRef: RefSchema }).strict(),
+    entry: z
+      .object({
+        header: EntryHeaderSchema.strict(),
+        entryHash: RefSchema,
+        transitionRef: RefSchema,
+      })
+      .strict(),
   })
   .strict();
 
@@ -73,13 +79,19 @@ export const CommitBodySchema = z
  * BadRequestError (hash mismatch, id reuse), DeadlineExceededError (503 Timeout, not committed);
  * CommitUncertainError when its answer did not arrive
  */
-export async function commitWorld(rpc: RpcClient, body: Record<string, unknown>): Promise<{ selectedHead: string }> {
+export async function commitWorld(
+  rpc: RpcClient,
+  body: Record<string, unknown>,
+): Promise<{ selectedHead: string }> {
   const request = parseBody(CommitBodySchema, body);
   try {
-    const reply = await rpc.request('ledger.restCommit', request, { timeoutMs: REST_COMMIT_MS + REPLY_GRACE_MS });
+    const reply = await rpc.request('ledger.restCommit', request, {
+      timeoutMs: REST_COMMIT_MS + REPLY_GRACE_MS,
+    });
     return { selectedHead: reply.selectedHead };
   } catch (err) {
-    if (err instanceof TransportTimeoutError) throw new CommitUncertainError(COMMIT_UNCERTAIN_MESSAGE);
+    if (err instanceof TransportTimeoutError)
+      throw new CommitUncertainError(COMMIT_UNCERTAIN_MESSAGE);
     throw err;
   }
 }

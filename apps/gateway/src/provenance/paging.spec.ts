@@ -39,5 +39,8 @@ describe('parseLogIndex (world-spec §5.7)', () => {
 describe('parseFrom (world-spec §5.8)', () => {
   it('defaults to 0', () => expect(parseFrom(undefined)).toBe(0));
   it('reads a non-negative integer', () => expect(parseFrom('12')).toBe(12));
-  it('refuses anything else', () => expect(() => parseFrom('x')).toThrow(new BadRequestError('from must be a non-negative integer')));
+  it('refuses anything else', () =>
+    expect(() => parseFrom('x')).toThrow(
+      new BadRequestError('from must be a non-negative integer'),
+    ));
 });

@@ -15,7 +15,8 @@ export type QueryValue = string | string[] | undefined | unknown;
  */
 export function parsePageLimit(value: QueryValue): number {
   if (value === undefined) return PAGE_DEFAULT;
-  if (typeof value !== 'string' || !INTEGER.test(value)) throw new BadRequestError('limit must be an integer');
+  if (typeof value !== 'string' || !INTEGER.test(value))
+    throw new BadRequestError('limit must be an integer');
   const n = Number(value);
   if (n < 1) return PAGE_DEFAULT;
   return Math.min(n, PAGE_MAX);

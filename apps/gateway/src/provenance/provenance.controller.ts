@@ -1,4 +1,15 @@
-import { Controller, Get, Header, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
 import type { Request } from 'express';
 import { COMMIT_BODY_MAX_BYTES } from '@world/contracts';
 import { CommitSessionGuard, ReadAccessGuard } from '../auth/guards.js';
@@ -38,14 +49,19 @@ export class ProvenanceController {
 
   @Get('objects/by-semantic-id/*name')
   @UseGuards(ReadAccessGuard)
-  bySemanticId(@Param('name') name: string[], @Query('after') after: unknown, @Query('limit') limit: unknown) {
+  bySemanticId(
+    @Param('name') name: string[],
+    @Query('after') after: unknown,
+    @Query('limit') limit: unknown,
+  ) {
     return listObjectsBySemanticId(this.gateway.rpc, joined(name), after, limit);
   }
 
   @Get('objects/:ref')
   @UseGuards(ReadAccessGuard)
   object(@Param('ref') ref: string, @Query('payload') payload: unknown) {
-    if (ref === BY_SEMANTIC_ID) return listObjectsBySemanticId(this.gateway.rpc, '', undefined, undefined);
+    if (ref === BY_SEMANTIC_ID)
+      return listObjectsBySemanticId(this.gateway.rpc, '', undefined, undefined);
     return readObject(this.gateway.rpc, ref, payload === 'true');
   }
 

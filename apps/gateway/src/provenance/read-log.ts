@@ -1,5 +1,5 @@
 import { READ_DEADLINE_MS } from '@world/contracts';
-import type { RpcClient, } from '@world/runtime';
+import type { RpcClient } from '@world/runtime';
 import type { ReplyOf } from '@world/contracts';
 import { NOT_FOUND, orNotFound } from './not-found.js';
 import { parseFrom, parseLogIndex, parsePageLimit, type QueryValue } from './paging.js';
@@ -13,7 +13,10 @@ export type LogEntryView = ReplyOf<'ledger.log.entry'>;
  */
 export async function readLogEntry(rpc: RpcClient, indexText: QueryValue): Promise<LogEntryView> {
   const index = parseLogIndex(indexText);
-  const entry = await orNotFound(rpc.request('ledger.log.entry', { index }, { timeoutMs: READ_DEADLINE_MS }), NOT_FOUND.logEntry);
+  const entry = await orNotFound(
+    rpc.request('ledger.log.entry', { index }, { timeoutMs: READ_DEADLINE_MS }),
+    NOT_FOUND.logEntry,
+  );
   return viewOf(entry);
 }
 
@@ -22,7 +25,11 @@ export async function readLogEntry(rpc: RpcClient, indexText: QueryValue): Promi
  * past the end is an empty page. The whole page shares one read deadline.
  * @throws BadRequestError for a bad `from` or a non-integer `limit`
  */
-export async function readLogRange(rpc: RpcClient, from: QueryValue, limit: QueryValue): Promise<{ items: LogEntryView[] }> {
+export async function readLogRange(
+  rpc: RpcClient,
+  from: QueryValue,
+  limit: QueryValue,
+): Promise<{ items: LogEntryView[] }> {
   const request = { from: parseFrom(from), limit: parsePageLimit(limit) };
   const reply = await rpc.request('ledger.log.range', request, { timeoutMs: READ_DEADLINE_MS });
   return { items: reply.items.map(viewOf) };

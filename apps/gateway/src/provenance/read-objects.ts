@@ -20,7 +20,11 @@ export interface ObjectView {
  * @param withPayload true for `?payload=true`
  * @throws BadRequest-mapped InvalidRefError naming `ref`; NotFoundError `object not found`
  */
-export async function readObject(rpc: RpcClient, refText: string, withPayload: boolean): Promise<ObjectView> {
+export async function readObject(
+  rpc: RpcClient,
+  refText: string,
+  withPayload: boolean,
+): Promise<ObjectView> {
   const ref = parseRef(refText, 'ref');
   const request = { ref, payload: withPayload };
   let found;
@@ -28,7 +32,10 @@ export async function readObject(rpc: RpcClient, refText: string, withPayload: b
     found = await rpc.request('ledger.object.get', request, { timeoutMs: READ_DEADLINE_MS });
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
-    found = await orNotFound(rpc.request('broker.object.get', request, { timeoutMs: READ_DEADLINE_MS }), NOT_FOUND.object);
+    found = await orNotFound(
+      rpc.request('broker.object.get', request, { timeoutMs: READ_DEADLINE_MS }),
+      NOT_FOUND.object,
+    );
   }
   const view: ObjectView = {
     hash: found.hash,

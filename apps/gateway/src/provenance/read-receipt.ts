@@ -18,8 +18,13 @@ export interface ReceiptView {
  * @throws BadRequestError `receipt id must be rest:<id>`
  */
 export async function readReceipt(rpc: RpcClient, id: string): Promise<ReceiptView> {
-  if (!id.startsWith(REST_PREFIX) || id.length === REST_PREFIX.length) throw new BadRequestError(RECEIPT_ID_MESSAGE);
-  const reply = await rpc.request('ledger.receipt.get', { invocationId: id }, { timeoutMs: READ_DEADLINE_MS });
+  if (!id.startsWith(REST_PREFIX) || id.length === REST_PREFIX.length)
+    throw new BadRequestError(RECEIPT_ID_MESSAGE);
+  const reply = await rpc.request(
+    'ledger.receipt.get',
+    { invocationId: id },
+    { timeoutMs: READ_DEADLINE_MS },
+  );
   const view: ReceiptView = { invocationId: reply.invocationId, state: reply.state };
   if (reply.resultRef !== undefined) view.resultRef = reply.resultRef;
   return view;

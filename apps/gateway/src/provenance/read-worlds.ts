@@ -27,15 +27,26 @@ export interface WorldView {
  */
 export async function readWorld(rpc: RpcClient, refText: string): Promise<WorldView> {
   const ref = parseRef(refText, 'ref');
-  const world = await orNotFound(rpc.request('ledger.world.get', { ref }, { timeoutMs: READ_DEADLINE_MS }), NOT_FOUND.world);
-  return { ref: world.ref, revision: world.revision, stateRoot: world.stateRoot, logHead: world.logHead };
+  const world = await orNotFound(
+    rpc.request('ledger.world.get', { ref }, { timeoutMs: READ_DEADLINE_MS }),
+    NOT_FOUND.world,
+  );
+  return {
+    ref: world.ref,
+    revision: world.revision,
+    stateRoot: world.stateRoot,
+    logHead: world.logHead,
+  };
 }
 
 /**
  * GET /v1/registry/{name...} (world-spec §5.9): `{name, head}`.
  * @throws NotFoundError `registry head not found`
  */
-export async function readRegistry(rpc: RpcClient, name: string): Promise<{ name: string; head: string }> {
+export async function readRegistry(
+  rpc: RpcClient,
+  name: string,
+): Promise<{ name: string; head: string }> {
   const reply = await orNotFound(
     rpc.request('ledger.registry.get', { name }, { timeoutMs: READ_DEADLINE_MS }),
     NOT_FOUND.registry,

@@ -15,6 +15,7 @@ import { canonicalBytes, encodeBase64, refOf } from '@world/canonical';
 import {
   NotFoundError,
   credentialIdOf,
+  type ParsedRequestOf,
   type ReplyOf,
   type RequestOf,
   type Session,
@@ -22,7 +23,12 @@ import {
   type ToolDescriptor,
 } from '@world/contracts';
 import { InProcessBus, startMicroservice, type TransportConfig } from '@world/runtime';
-import { startGateway, type GatewayOptions, type LogSink, type RunningGateway } from '../../src/index.js';
+import {
+  startGateway,
+  type GatewayOptions,
+  type LogSink,
+  type RunningGateway,
+} from '../../src/index.js';
 
 export const ref = (c: string): `sha256:${string}` => `sha256:${c.repeat(64)}`;
 export const hex = (c: string): string => c.repeat(64);
@@ -36,12 +42,22 @@ export function rawRequest(
   method: string,
   headers: Record<string, string>,
   body?: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -50,13 +66,25 @@ export function rawRequest(
 }
 
 /** A descriptor admitted by a grant on `effect` at scope `worktree`. */
-export function tool(id: string, effect: string, extra: Partial<ToolDescriptor> = {}): ToolDescriptor {
+export function tool(
+  id: string,
+  effect: string,
+  extra: Partial<ToolDescriptor> = {},
+): ToolDescriptor {
   return {
     id,
     title: `Title of ${id}`,
     description: `Description of ${id}`,
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, additionalProperties: false },
-    outputSchema: { type: 'object', properties: { world: { type: 'object' } }, required: ['world'] },
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { world: { type: 'object' } },
+      required: ['world'],
+    },
     access: { effect, scope: 'worktree', cost: 0 },
     declaredEffects: [{ effect, scope: 'worktree', cost: 1 }],
     transitionFn: ref('1'),
@@ -104,15 +132,24 @@ export class FakeWorld {
   behaviour = new Map<string, InvokeBehaviour>();
   head: ReplyOf<'ledger.head'> = { worldRef: null, world: null, entryIndex: null };
   worlds = new Map<string, ReplyOf<'ledger.world.get'>>();
-  ledgerObjects = new Map<string, { hash: string; interfaceHash: string; semanticId: string; provenance: string; payload: string }>();
-  brokerObjects = new Map<string, { hash: string; interfaceHash: string; semanticId: string; provenance: string; payload: string }>();
+  ledgerObjects = new Map<
+    string,
+    { hash: string; interfaceHash: string; semanticId: string; provenance: string; payload: string }
+  >();
+  brokerObjects = new Map<
+    string,
+    { hash: string; interfaceHash: string; semanticId: string; provenance: string; payload: string }
+  >();
   log: ReplyOf<'ledger.log.entry'>[] = [];
   registryHeads = new Map<string, string>();
   receipts = new Map<string, ReplyOf<'ledger.receipt.get'>>();
   semanticIndex: ReplyOf<'ledger.objects.bySemanticId'>['items'] = [];
   /** what ledger.restCommit does */
-  restCommit: (req: RequestOf<'ledger.restCommit'>) => Promise<ReplyOf<'ledger.restCommit'>> | ReplyOf<'ledger.restCommit'> =
-    () => ({ selectedHead: ref('9') });
+  restCommit: (
+    req: ParsedRequestOf<'ledger.restCommit'>,
+  ) => Promise<ReplyOf<'ledger.restCommit'>> | ReplyOf<'ledger.restCommit'> = () => ({
+    selectedHead: ref('9'),
+  });
   plannerInfo: ReplyOf<'planner.info'> = {
     interpreter: ref('2'),
     interpreterVersion: 'world-planner 0.1.0 (node v20)',
@@ -142,197 +179,238 @@ export class FakeWorld {
     return session;
   }
 
-  private record(subject: SubjectName, data: unknown) {
+  /** Records one request a fake answered. */
+  record(subject: SubjectName, data: unknown) {
     this.calls.push({ subject, data });
   }
 
   /** The three Nest modules serving the fakes. */
   modules() {
-    const world = this;
-
-    @Controller()
-    class FakeBroker {
-      @MessagePattern('broker.session.resolve')
-      resolve(@Payload() data: RequestOf<'broker.session.resolve'>): ReplyOf<'broker.session.resolve'> {
-        world.record('broker.session.resolve', data);
-        const found = world.sessions.get(data.credentialId);
-        if (found === undefined) return { status: 'unknown' };
-        if (found.state === 'ok') return { status: 'ok', session: found.session };
-        return { status: found.state };
-      }
-
-      @MessagePattern('broker.session.mint')
-      mint(@Payload() data: RequestOf<'broker.session.mint'>): ReplyOf<'broker.session.mint'> {
-        world.record('broker.session.mint', data);
-        const token = hex('c');
-        const expiresAt = 1_000_000 + data.ttlSeconds * 1000;
-        return {
-          token,
-          credentialId: credentialIdOf(token),
-          episodeId: data.episodeId,
-          grants: data.grants.map((g) => ({ ...g, expiresAt })),
-          createdAt: 1_000_000,
-          expiresAt,
-        };
-      }
-
-      @MessagePattern('broker.session.list')
-      list(@Payload() data: RequestOf<'broker.session.list'>): ReplyOf<'broker.session.list'> {
-        world.record('broker.session.list', data);
-        const items = [...world.sessions.values()]
-          .filter((s) => data.episodeId === undefined || s.session.episodeId === data.episodeId)
-          .map((s) => ({ ...s.session, revokedAt: s.state === 'revoked' ? 5 : null, live: s.state === 'ok' }));
-        return { items };
-      }
-
-      @MessagePattern('broker.session.revoke')
-      revoke(@Payload() data: RequestOf<'broker.session.revoke'>): ReplyOf<'broker.session.revoke'> {
-        world.record('broker.session.revoke', data);
-        const found = world.sessions.get(data.credentialId);
-        if (found === undefined) return { revoked: false };
-        found.state = 'revoked';
-        return { revoked: true };
-      }
-
-      @MessagePattern('broker.episode.create')
-      createEpisode(@Payload() data: RequestOf<'broker.episode.create'>): ReplyOf<'broker.episode.create'> {
-        world.record('broker.episode.create', data);
-        return { episodeId: data.episodeId, worktree: `/work/episodes/${data.episodeId}`, created: true };
-      }
-
-      @MessagePattern('broker.object.get')
-      object(@Payload() data: RequestOf<'broker.object.get'>): ReplyOf<'broker.object.get'> {
-        world.record('broker.object.get', data);
-        const found = world.brokerObjects.get(data.ref);
-        if (found === undefined) throw new NotFoundError('no such broker object');
-        const { payload, ...head } = found;
-        return (data.payload ? { ...head, payload } : head) as ReplyOf<'broker.object.get'>;
-      }
-    }
-
-    @Controller()
-    class FakeLedger {
-      @MessagePattern('ledger.head')
-      head(): ReplyOf<'ledger.head'> {
-        world.record('ledger.head', {});
-        return world.head;
-      }
-
-      @MessagePattern('ledger.world.get')
-      world(@Payload() data: RequestOf<'ledger.world.get'>): ReplyOf<'ledger.world.get'> {
-        world.record('ledger.world.get', data);
-        const found = world.worlds.get(data.ref);
-        if (found === undefined) throw new NotFoundError('no such world row');
-        return found;
-      }
-
-      @MessagePattern('ledger.object.get')
-      object(@Payload() data: RequestOf<'ledger.object.get'>): ReplyOf<'ledger.object.get'> {
-        world.record('ledger.object.get', data);
-        const found = world.ledgerObjects.get(data.ref);
-        if (found === undefined) throw new NotFoundError('no such object');
-        const { payload, ...head } = found;
-        return (data.payload ? { ...head, payload } : head) as ReplyOf<'ledger.object.get'>;
-      }
-
-      @MessagePattern('ledger.objects.bySemanticId')
-      bySemanticId(@Payload() data: RequestOf<'ledger.objects.bySemanticId'>): ReplyOf<'ledger.objects.bySemanticId'> {
-        world.record('ledger.objects.bySemanticId', data);
-        const items = world.semanticIndex
-          .filter((o) => o.semanticId === data.semanticId && (data.after === undefined || o.hash > data.after))
-          .sort((a, b) => (a.hash < b.hash ? -1 : 1))
-          .slice(0, data.limit);
-        return { items };
-      }
-
-      @MessagePattern('ledger.log.entry')
-      entry(@Payload() data: RequestOf<'ledger.log.entry'>): ReplyOf<'ledger.log.entry'> {
-        world.record('ledger.log.entry', data);
-        const found = world.log[data.index];
-        if (found === undefined) throw new NotFoundError('no such entry');
-        return found;
-      }
-
-      @MessagePattern('ledger.log.range')
-      range(@Payload() data: RequestOf<'ledger.log.range'>): ReplyOf<'ledger.log.range'> {
-        world.record('ledger.log.range', data);
-        return { items: world.log.slice(data.from, data.from + data.limit) };
-      }
-
-      @MessagePattern('ledger.registry.get')
-      registry(@Payload() data: RequestOf<'ledger.registry.get'>): ReplyOf<'ledger.registry.get'> {
-        world.record('ledger.registry.get', data);
-        const head = world.registryHeads.get(data.name);
-        if (head === undefined) throw new NotFoundError('no such registry');
-        return { name: data.name, head: head as `sha256:${string}`, changed: false };
-      }
-
-      @MessagePattern('ledger.receipt.get')
-      receipt(@Payload() data: RequestOf<'ledger.receipt.get'>): ReplyOf<'ledger.receipt.get'> {
-        world.record('ledger.receipt.get', data);
-        return world.receipts.get(data.invocationId) ?? { invocationId: data.invocationId, state: 'not-started' };
-      }
-
-      @MessagePattern('ledger.restCommit')
-      async restCommit(@Payload() data: RequestOf<'ledger.restCommit'>): Promise<ReplyOf<'ledger.restCommit'>> {
-        world.record('ledger.restCommit', data);
-        return world.restCommit(data);
-      }
-    }
-
-    @Controller()
-    class FakePlanner {
-      @MessagePattern('planner.info')
-      info(): ReplyOf<'planner.info'> {
-        world.record('planner.info', {});
-        return world.plannerInfo;
-      }
-
-      /** Visibility: a grant on the tool's access effect and scope, whatever its budget. */
-      @MessagePattern('planner.tools.list')
-      list(@Payload() data: RequestOf<'planner.tools.list'>): ReplyOf<'planner.tools.list'> {
-        world.record('planner.tools.list', data);
-        const tools = world.registry.filter((t) =>
-          data.grants.some((g) => g.effect === t.access.effect && g.scope === t.access.scope && g.expiresAt > data.now),
-        );
-        return { tools };
-      }
-
-      @MessagePattern('planner.invoke')
-      async invoke(@Payload() data: RequestOf<'planner.invoke'>): Promise<ReplyOf<'planner.invoke'>> {
-        world.record('planner.invoke', data);
-        const behaviour = world.behaviour.get(data.toolId) ?? { kind: 'output', output: { ok: true } };
-        if (behaviour.kind === 'throw') throw behaviour.error();
-        if (behaviour.kind === 'hang') return new Promise(() => undefined);
-        const output = {
-          ...behaviour.output,
-          world: { effects: [{ id: 'e1', status: 'ok', record: ref('e') }], plan: ref('f') },
-        };
-        const bytes = canonicalBytes(output);
-        return {
-          invocationId: `mcp:${data.session.episodeId}:${data.taskId ?? 'generated'}`,
-          output,
-          outputBytes: encodeBase64(bytes),
-          outputRef: refOf(bytes),
-          entryIndex: 3,
-          worldRef: ref('a'),
-          replayed: false,
-        };
-      }
-    }
-
-    @Module({ controllers: [FakeBroker] })
-    class FakeBrokerModule {}
-    @Module({ controllers: [FakeLedger] })
-    class FakeLedgerModule {}
-    @Module({ controllers: [FakePlanner] })
-    class FakePlannerModule {}
-    return {
-      broker: { module: FakeBrokerModule },
-      ledger: { module: FakeLedgerModule },
-      planner: { module: FakePlannerModule },
-    };
+    return fakeModules(this);
   }
+}
+
+/** The fakes' Nest modules, answering from `world`'s state. */
+function fakeModules(world: FakeWorld) {
+  @Controller()
+  class FakeBroker {
+    @MessagePattern('broker.session.resolve')
+    resolve(
+      @Payload() data: ParsedRequestOf<'broker.session.resolve'>,
+    ): ReplyOf<'broker.session.resolve'> {
+      world.record('broker.session.resolve', data);
+      const found = world.sessions.get(data.credentialId);
+      if (found === undefined) return { status: 'unknown' };
+      if (found.state === 'ok') return { status: 'ok', session: found.session };
+      return { status: found.state };
+    }
+
+    @MessagePattern('broker.session.mint')
+    mint(@Payload() data: ParsedRequestOf<'broker.session.mint'>): ReplyOf<'broker.session.mint'> {
+      world.record('broker.session.mint', data);
+      const token = hex('c');
+      const expiresAt = 1_000_000 + data.ttlSeconds * 1000;
+      return {
+        token,
+        credentialId: credentialIdOf(token),
+        episodeId: data.episodeId,
+        grants: data.grants.map((g) => ({ ...g, expiresAt })),
+        createdAt: 1_000_000,
+        expiresAt,
+      };
+    }
+
+    @MessagePattern('broker.session.list')
+    list(@Payload() data: ParsedRequestOf<'broker.session.list'>): ReplyOf<'broker.session.list'> {
+      world.record('broker.session.list', data);
+      const items = [...world.sessions.values()]
+        .filter((s) => data.episodeId === undefined || s.session.episodeId === data.episodeId)
+        .map((s) => ({
+          ...s.session,
+          revokedAt: s.state === 'revoked' ? 5 : null,
+          live: s.state === 'ok',
+        }));
+      return { items };
+    }
+
+    @MessagePattern('broker.session.revoke')
+    revoke(
+      @Payload() data: ParsedRequestOf<'broker.session.revoke'>,
+    ): ReplyOf<'broker.session.revoke'> {
+      world.record('broker.session.revoke', data);
+      const found = world.sessions.get(data.credentialId);
+      if (found === undefined) return { revoked: false };
+      found.state = 'revoked';
+      return { revoked: true };
+    }
+
+    @MessagePattern('broker.episode.create')
+    createEpisode(
+      @Payload() data: ParsedRequestOf<'broker.episode.create'>,
+    ): ReplyOf<'broker.episode.create'> {
+      world.record('broker.episode.create', data);
+      return {
+        episodeId: data.episodeId,
+        worktree: `/work/episodes/${data.episodeId}`,
+        created: true,
+      };
+    }
+
+    @MessagePattern('broker.object.get')
+    object(@Payload() data: ParsedRequestOf<'broker.object.get'>): ReplyOf<'broker.object.get'> {
+      world.record('broker.object.get', data);
+      const found = world.brokerObjects.get(data.ref);
+      if (found === undefined) throw new NotFoundError('no such broker object');
+      const { payload, ...head } = found;
+      return (data.payload ? { ...head, payload } : head) as ReplyOf<'broker.object.get'>;
+    }
+  }
+
+  @Controller()
+  class FakeLedger {
+    @MessagePattern('ledger.head')
+    head(): ReplyOf<'ledger.head'> {
+      world.record('ledger.head', {});
+      return world.head;
+    }
+
+    @MessagePattern('ledger.world.get')
+    world(@Payload() data: ParsedRequestOf<'ledger.world.get'>): ReplyOf<'ledger.world.get'> {
+      world.record('ledger.world.get', data);
+      const found = world.worlds.get(data.ref);
+      if (found === undefined) throw new NotFoundError('no such world row');
+      return found;
+    }
+
+    @MessagePattern('ledger.object.get')
+    object(@Payload() data: ParsedRequestOf<'ledger.object.get'>): ReplyOf<'ledger.object.get'> {
+      world.record('ledger.object.get', data);
+      const found = world.ledgerObjects.get(data.ref);
+      if (found === undefined) throw new NotFoundError('no such object');
+      const { payload, ...head } = found;
+      return (data.payload ? { ...head, payload } : head) as ReplyOf<'ledger.object.get'>;
+    }
+
+    @MessagePattern('ledger.objects.bySemanticId')
+    bySemanticId(
+      @Payload() data: ParsedRequestOf<'ledger.objects.bySemanticId'>,
+    ): ReplyOf<'ledger.objects.bySemanticId'> {
+      world.record('ledger.objects.bySemanticId', data);
+      const items = world.semanticIndex
+        .filter(
+          (o) =>
+            o.semanticId === data.semanticId &&
+            (data.after === undefined || data.after === null || o.hash > data.after),
+        )
+        .sort((a, b) => (a.hash < b.hash ? -1 : 1))
+        .slice(0, data.limit);
+      return { items };
+    }
+
+    @MessagePattern('ledger.log.entry')
+    entry(@Payload() data: ParsedRequestOf<'ledger.log.entry'>): ReplyOf<'ledger.log.entry'> {
+      world.record('ledger.log.entry', data);
+      const found = world.log[data.index];
+      if (found === undefined) throw new NotFoundError('no such entry');
+      return found;
+    }
+
+    @MessagePattern('ledger.log.range')
+    range(@Payload() data: ParsedRequestOf<'ledger.log.range'>): ReplyOf<'ledger.log.range'> {
+      world.record('ledger.log.range', data);
+      return { items: world.log.slice(data.from, data.from + data.limit) };
+    }
+
+    @MessagePattern('ledger.registry.get')
+    registry(
+      @Payload() data: ParsedRequestOf<'ledger.registry.get'>,
+    ): ReplyOf<'ledger.registry.get'> {
+      world.record('ledger.registry.get', data);
+      const head = world.registryHeads.get(data.name);
+      if (head === undefined) throw new NotFoundError('no such registry');
+      return { name: data.name, head: head as `sha256:${string}`, changed: false };
+    }
+
+    @MessagePattern('ledger.receipt.get')
+    receipt(@Payload() data: ParsedRequestOf<'ledger.receipt.get'>): ReplyOf<'ledger.receipt.get'> {
+      world.record('ledger.receipt.get', data);
+      return (
+        world.receipts.get(data.invocationId) ?? {
+          invocationId: data.invocationId,
+          state: 'not-started',
+        }
+      );
+    }
+
+    @MessagePattern('ledger.restCommit')
+    async restCommit(
+      @Payload() data: ParsedRequestOf<'ledger.restCommit'>,
+    ): Promise<ReplyOf<'ledger.restCommit'>> {
+      world.record('ledger.restCommit', data);
+      return world.restCommit(data);
+    }
+  }
+
+  @Controller()
+  class FakePlanner {
+    @MessagePattern('planner.info')
+    info(): ReplyOf<'planner.info'> {
+      world.record('planner.info', {});
+      return world.plannerInfo;
+    }
+
+    /** Visibility: a grant on the tool's access effect and scope, whatever its budget. */
+    @MessagePattern('planner.tools.list')
+    list(@Payload() data: ParsedRequestOf<'planner.tools.list'>): ReplyOf<'planner.tools.list'> {
+      world.record('planner.tools.list', data);
+      const tools = world.registry.filter((t) =>
+        data.grants.some(
+          (g) =>
+            g.effect === t.access.effect && g.scope === t.access.scope && g.expiresAt > data.now,
+        ),
+      );
+      return { tools };
+    }
+
+    @MessagePattern('planner.invoke')
+    async invoke(
+      @Payload() data: ParsedRequestOf<'planner.invoke'>,
+    ): Promise<ReplyOf<'planner.invoke'>> {
+      world.record('planner.invoke', data);
+      const behaviour = world.behaviour.get(data.toolId) ?? {
+        kind: 'output',
+        output: { ok: true },
+      };
+      if (behaviour.kind === 'throw') throw behaviour.error();
+      if (behaviour.kind === 'hang') return new Promise(() => undefined);
+      const output = {
+        ...behaviour.output,
+        world: { effects: [{ id: 'e1', status: 'ok', record: ref('e') }], plan: ref('f') },
+      };
+      const bytes = canonicalBytes(output);
+      return {
+        invocationId: `mcp:${data.session.episodeId}:${data.taskId ?? 'generated'}`,
+        output,
+        outputBytes: encodeBase64(bytes),
+        outputRef: refOf(bytes),
+        entryIndex: 3,
+        worldRef: ref('a'),
+        replayed: false,
+      };
+    }
+  }
+
+  @Module({ controllers: [FakeBroker] })
+  class FakeBrokerModule {}
+  @Module({ controllers: [FakeLedger] })
+  class FakeLedgerModule {}
+  @Module({ controllers: [FakePlanner] })
+  class FakePlannerModule {}
+  return {
+    broker: { module: FakeBrokerModule },
+    ledger: { module: FakeLedgerModule },
+    planner: { module: FakePlannerModule },
+  };
 }
 
 /** A gateway booted against fakes, with its operator token and a scratch WORLD_HOME. */

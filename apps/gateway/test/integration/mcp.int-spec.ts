@@ -1,6 +1,9 @@
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from '@modelcontextprotocol/client';
 import { canonicalBytes } from '@world/canonical';
 import {
   DeadlineExceededError,
@@ -52,16 +55,35 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     h.world.addSession(EXPIRED, [['Workspace.Read', 5]], { state: 'expired' });
     h.world.addSession(REVOKED, [['Workspace.Read', 5]], { state: 'revoked' });
     h.world.addSession(LAPSED, [['Workspace.Read', 5]], { expiresAt: Date.now() - 1 });
-    h.world.behaviour.set('ailang-read', { kind: 'output', output: { content: 'hello\n', ok: true, tool: ref('7'), policy_digest: hex('6') } });
+    h.world.behaviour.set('ailang-read', {
+      kind: 'output',
+      output: { content: 'hello\n', ok: true, tool: ref('7'), policy_digest: hex('6') },
+    });
     h.world.behaviour.set('unrecorded', {
       kind: 'throw',
-      error: () => new EffectsUnrecordedError('mcp:ep1:t-unrecorded', [RECORD, ref('d')], 'world head moved'),
+      error: () =>
+        new EffectsUnrecordedError('mcp:ep1:t-unrecorded', [RECORD, ref('d')], 'world head moved'),
     });
-    h.world.behaviour.set('lease-lost', { kind: 'throw', error: () => new LeaseLostError('ep1', 4) });
-    h.world.behaviour.set('unavailable', { kind: 'throw', error: () => new ServiceUnavailableError('no service answers broker.effect.execute') });
-    h.world.behaviour.set('internal', { kind: 'throw', error: () => new Error('/var/secret exploded') });
-    h.world.behaviour.set('in-flight', { kind: 'throw', error: () => new InvocationInFlightError() });
-    h.world.behaviour.set('deadline', { kind: 'throw', error: () => new DeadlineExceededError(MESSAGES.deadline) });
+    h.world.behaviour.set('lease-lost', {
+      kind: 'throw',
+      error: () => new LeaseLostError('ep1', 4),
+    });
+    h.world.behaviour.set('unavailable', {
+      kind: 'throw',
+      error: () => new ServiceUnavailableError('no service answers broker.effect.execute'),
+    });
+    h.world.behaviour.set('internal', {
+      kind: 'throw',
+      error: () => new Error('/var/secret exploded'),
+    });
+    h.world.behaviour.set('in-flight', {
+      kind: 'throw',
+      error: () => new InvocationInFlightError(),
+    });
+    h.world.behaviour.set('deadline', {
+      kind: 'throw',
+      error: () => new DeadlineExceededError(MESSAGES.deadline),
+    });
     h.world.behaviour.set('hang', { kind: 'hang' });
   });
 
@@ -80,18 +102,38 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       headers: { 'content-type': 'application/json', accept: JSON_AND_SSE, ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-  const call = (token: string, id: number, name: string, args: unknown = {}, extra: Record<string, unknown> = {}) =>
-    post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...extra } }, { authorization: `Bearer ${token}` });
+  const call = (
+    token: string,
+    id: number,
+    name: string,
+    args: unknown = {},
+    extra: Record<string, unknown> = {},
+  ) =>
+    post(
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...extra } },
+      { authorization: `Bearer ${token}` },
+    );
 
   async function v1(token: string): Promise<V1Client> {
     const client = new V1Client({ name: 'v1-test', version: '1.0.0' });
-    await client.connect(new V1Transport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new V1Transport(new URL(mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     return client;
   }
 
   async function v2(token: string): Promise<V2Client> {
-    const client = new V2Client({ name: 'v2-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new V2Transport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const client = new V2Client(
+      { name: 'v2-test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new V2Transport(new URL(mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     return client;
   }
 
@@ -101,15 +143,34 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       ['an X-API-Key header is not a credential', { 'x-api-key': READ }, MESSAGES.sessionAbsent],
       ['malformed', { authorization: 'Bearer xyz' }, MESSAGES.sessionMalformed],
       ['unknown', { authorization: `Bearer ${UNKNOWN}` }, MESSAGES.sessionUnknown],
-      ['revoked answers as unknown', { authorization: `Bearer ${REVOKED}` }, MESSAGES.sessionUnknown],
+      [
+        'revoked answers as unknown',
+        { authorization: `Bearer ${REVOKED}` },
+        MESSAGES.sessionUnknown,
+      ],
       ['expired', { authorization: `Bearer ${EXPIRED}` }, MESSAGES.sessionExpired],
-      ['past its expiresAt though the broker still has it', { authorization: `Bearer ${LAPSED}` }, MESSAGES.sessionExpired],
+      [
+        'past its expiresAt though the broker still has it',
+        { authorization: `Bearer ${LAPSED}` },
+        MESSAGES.sessionExpired,
+      ],
     ];
-    it.each(rows)('answers %s with 401 text/plain before reading Accept or the body', async (_row, headers, text) => {
-      const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body: 'not json' });
-      expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([401, 'text/plain; charset=utf-8', text]);
-      expect(h.world.calls.filter((c) => c.subject !== 'broker.session.resolve')).toEqual([]);
-    });
+    it.each(rows)(
+      'answers %s with 401 text/plain before reading Accept or the body',
+      async (_row, headers, text) => {
+        const res = await fetch(mcpUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', ...headers },
+          body: 'not json',
+        });
+        expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([
+          401,
+          'text/plain; charset=utf-8',
+          text,
+        ]);
+        expect(h.world.calls.filter((c) => c.subject !== 'broker.session.resolve')).toEqual([]);
+      },
+    );
 
     it('never asks the broker about an absent or malformed credential', async () => {
       await post({ jsonrpc: '2.0', id: 1, method: 'ping' });
@@ -119,7 +180,9 @@ describe('POST /mcp against fake services on an in-process bus', () => {
 
     it('asks the broker by credential id, never by token', async () => {
       await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { authorization: `Bearer ${UNKNOWN}` });
-      expect(h.world.callsOf('broker.session.resolve')).toEqual([{ credentialId: credentialIdOf(UNKNOWN) }]);
+      expect(h.world.callsOf('broker.session.resolve')).toEqual([
+        { credentialId: credentialIdOf(UNKNOWN) },
+      ]);
     });
 
     it('answers GET without a session 401, not 405', async () => {
@@ -131,8 +194,16 @@ describe('POST /mcp against fake services on an in-process bus', () => {
   describe('transport checks after authorization (world-spec §6.2, §11 scenario 9)', () => {
     const auth = { authorization: `Bearer ${READ}` };
     const rows: Array<[string, Record<string, string>, string]> = [
-      ['Accept application/json only', { accept: 'application/json' }, 'Accept must list both application/json and text/event-stream'],
-      ['Content-Type text/plain', { 'content-type': 'text/plain' }, 'Content-Type must be application/json'],
+      [
+        'Accept application/json only',
+        { accept: 'application/json' },
+        'Accept must list both application/json and text/event-stream',
+      ],
+      [
+        'Content-Type text/plain',
+        { 'content-type': 'text/plain' },
+        'Content-Type must be application/json',
+      ],
       [
         'MCP-Protocol-Version 2024-01-01',
         { 'mcp-protocol-version': '2024-01-01' },
@@ -141,7 +212,11 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     ];
     it.each(rows)('answers %s with 400 text/plain', async (_row, headers, text) => {
       const res = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { ...auth, ...headers });
-      expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([400, 'text/plain; charset=utf-8', text]);
+      expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([
+        400,
+        'text/plain; charset=utf-8',
+        text,
+      ]);
     });
 
     it.each(['GET', 'DELETE'])('answers %s 405 with Allow: POST', async (method) => {
@@ -158,7 +233,11 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       expect([res.status, res.headers.get('content-type'), await res.json()]).toEqual([
         413,
         'application/json',
-        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'request body exceeds 4194304 bytes' } },
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'request body exceeds 4194304 bytes' },
+        },
       ]);
     });
 
@@ -166,12 +245,19 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       const res = await post('{"jsonrpc":', auth);
       expect([res.status, await res.json()]).toEqual([
         400,
-        { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not valid JSON' } },
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32700, message: 'Parse error: the request body is not valid JSON' },
+        },
       ]);
     });
 
     it('refuses a batch under 2025-06-18 (world-spec §11 additional candidates)', async () => {
-      const res = await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }], { ...auth, 'mcp-protocol-version': '2025-06-18' });
+      const res = await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }], {
+        ...auth,
+        'mcp-protocol-version': '2025-06-18',
+      });
       expect([res.status, await res.text()]).toEqual([
         400,
         'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2025-06-18',
@@ -193,26 +279,45 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       const res = await rawRequest(mcpUrl, 'POST', { host: 'evil.example' });
       expect([res.status, JSON.parse(res.body)]).toEqual([
         403,
-        { jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Host: evil.example' }, id: null },
+        {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Invalid Host: evil.example' },
+          id: null,
+        },
       ]);
     });
 
     it('refuses a foreign Origin with 403', async () => {
-      const res = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { authorization: `Bearer ${READ}`, origin: 'http://evil.example' });
+      const res = await post(
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { authorization: `Bearer ${READ}`, origin: 'http://evil.example' },
+      );
       expect([res.status, await res.json()]).toEqual([
         403,
-        { jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Origin: evil.example' }, id: null },
+        {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Invalid Origin: evil.example' },
+          id: null,
+        },
       ]);
     });
 
     it('admits a localhost Origin', async () => {
-      const res = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { authorization: `Bearer ${READ}`, origin: 'http://localhost:5173' });
+      const res = await post(
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { authorization: `Bearer ${READ}`, origin: 'http://localhost:5173' },
+      );
       expect(res.status).toBe(200);
     });
 
     it('refuses a foreign Host on the REST routes with the REST envelope', async () => {
-      const res = await rawRequest(`${h.gateway.url}/v1/health`, 'GET', { host: 'evil.example:7644' });
-      expect([res.status, JSON.parse(res.body)]).toEqual([403, { error: { class: 'Forbidden', message: 'Invalid Host: evil.example' } }]);
+      const res = await rawRequest(`${h.gateway.url}/v1/health`, 'GET', {
+        host: 'evil.example:7644',
+      });
+      expect([res.status, JSON.parse(res.body)]).toEqual([
+        403,
+        { error: { class: 'Forbidden', message: 'Invalid Host: evil.example' } },
+      ]);
     });
   });
 
@@ -220,8 +325,15 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     const surface = (names: string[]) =>
       names.map((name) => {
         const t = REGISTRY.find((d) => d.id === name)!;
-        const inputSchema = 'type' in t.inputSchema ? t.inputSchema : { type: 'object', ...t.inputSchema };
-        return { name, title: t.title, description: t.description, inputSchema, outputSchema: t.outputSchema };
+        const inputSchema =
+          'type' in t.inputSchema ? t.inputSchema : { type: 'object', ...t.inputSchema };
+        return {
+          name,
+          title: t.title,
+          description: t.description,
+          inputSchema,
+          outputSchema: t.outputSchema,
+        };
       });
 
     it('lists exactly the tools the planner admits, for the v1 client over the legacy handshake', async () => {
@@ -231,7 +343,12 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       } finally {
         await client.close();
       }
-      expect(h.world.callsOf('planner.tools.list')).toEqual([{ grants: h.world.sessions.get(credentialIdOf(READ))!.session.grants, now: expect.any(Number) }]);
+      expect(h.world.callsOf('planner.tools.list')).toEqual([
+        {
+          grants: h.world.sessions.get(credentialIdOf(READ))!.session.grants,
+          now: expect.any(Number),
+        },
+      ]);
     });
 
     it('lists the whole registry in registry order for a full session, for the v2 client pinned to 2026-07-28', async () => {
@@ -289,9 +406,13 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       const c1 = await v1(READ);
       const c2 = await v2(READ);
       try {
-        expect(await c1.callTool({ name: 'ailang-read', arguments: { path: 'hello.ail' } })).toEqual(expected);
+        expect(
+          await c1.callTool({ name: 'ailang-read', arguments: { path: 'hello.ail' } }),
+        ).toEqual(expected);
         const modern = await c2.callTool({ name: 'ailang-read', arguments: { path: 'hello.ail' } });
-        expect({ content: modern.content, structuredContent: modern.structuredContent }).toEqual(expected);
+        expect({ content: modern.content, structuredContent: modern.structuredContent }).toEqual(
+          expected,
+        );
       } finally {
         await c1.close();
         await c2.close();
@@ -301,7 +422,11 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     it('passes params._meta["world/taskId"] to the planner as the idempotency key', async () => {
       const client = await v2(READ);
       try {
-        await client.callTool({ name: 'ailang-read', arguments: { path: 'hello.ail' }, _meta: { 'world/taskId': 'task-1.a_b' } });
+        await client.callTool({
+          name: 'ailang-read',
+          arguments: { path: 'hello.ail' },
+          _meta: { 'world/taskId': 'task-1.a_b' },
+        });
       } finally {
         await client.close();
       }
@@ -319,7 +444,9 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     it('answers the v1 client an unlisted tool with -32602', async () => {
       const client = await v1(READ);
       try {
-        await expect(client.callTool({ name: 'ailang-write', arguments: {} })).rejects.toMatchObject({
+        await expect(
+          client.callTool({ name: 'ailang-write', arguments: {} }),
+        ).rejects.toMatchObject({
           code: -32602,
           message: 'MCP error -32602: unknown tool "ailang-write"',
         });
@@ -329,7 +456,13 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     });
 
     it('refuses a task id outside the grammar with -32602 and invokes nothing', async () => {
-      const res = await call(READ, 4, 'ailang-read', {}, { _meta: { 'world/taskId': 'has space' } });
+      const res = await call(
+        READ,
+        4,
+        'ailang-read',
+        {},
+        { _meta: { 'world/taskId': 'has space' } },
+      );
       expect(await res.text()).toBe(
         'event: message\ndata: {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"invalid params: _meta[\\"world/taskId\\"] must be 1-128 characters of [A-Za-z0-9._-]"}}\n\n',
       );
@@ -344,7 +477,10 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     });
 
     it('treats absent arguments as the empty object', async () => {
-      await post({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'ailang-read' } }, { authorization: `Bearer ${READ}` });
+      await post(
+        { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'ailang-read' } },
+        { authorization: `Bearer ${READ}` },
+      );
       expect(h.world.callsOf('planner.invoke').map((c) => c.arguments)).toEqual([{}]);
     });
 
@@ -352,7 +488,10 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       const client = await v1(FULL);
       try {
         const run = (await client.listTools()).tools.find((t) => t.name === 'ailang-run');
-        expect(run?.inputSchema).toEqual({ type: 'object', properties: { path: { type: 'string' } } });
+        expect(run?.inputSchema).toEqual({
+          type: 'object',
+          properties: { path: { type: 'string' } },
+        });
       } finally {
         await client.close();
       }
@@ -381,7 +520,9 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       ['the planner does not answer before the deadline', 'hang'],
     ])('answers when %s with -32603 host callback timed out', async (_row, name) => {
       const res = await call(FULL, 9, name);
-      expect(await res.text()).toBe('{"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"host callback timed out"}}');
+      expect(await res.text()).toBe(
+        '{"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"host callback timed out"}}',
+      );
     });
 
     it('logs the invocation id and every effect record ref of EffectsUnrecorded for the operator', async () => {
@@ -389,7 +530,11 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       expect(h.log.lines.filter((l) => l.message.startsWith('mcp refusal'))).toEqual([
         {
           level: 'error',
-          fields: { invocationId: 'mcp:ep1:t-unrecorded', effectRecords: [RECORD, ref('d')], tool: 'unrecorded' },
+          fields: {
+            invocationId: 'mcp:ep1:t-unrecorded',
+            effectRecords: [RECORD, ref('d')],
+            tool: 'unrecorded',
+          },
           message: `mcp refusal: tools/call mcp:ep1:t-unrecorded: "world head moved records [${RECORD} ${ref('d')}]"`,
         },
       ]);
@@ -403,32 +548,66 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     it('answers a failing batch with one envelope of id null and stops at the failure', async () => {
       const res = await post(
         [
-          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'lease-lost', arguments: {} } },
-          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ailang-read', arguments: {} } },
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'lease-lost', arguments: {} },
+          },
+          {
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'ailang-read', arguments: {} },
+          },
         ],
         { authorization: `Bearer ${FULL}` },
       );
-      expect([res.status, await res.text()]).toEqual([200, '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"host callback failed"}}']);
+      expect([res.status, await res.text()]).toEqual([
+        200,
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"host callback failed"}}',
+      ]);
       expect(h.world.callsOf('planner.invoke').map((c) => c.toolId)).toEqual(['lease-lost']);
     });
 
     it('runs the calls of a batch one after another', async () => {
       const res = await post(
         [
-          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ailang-read', arguments: { path: 'a' } } },
-          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ailang-read', arguments: { path: 'b' } } },
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'ailang-read', arguments: { path: 'a' } },
+          },
+          {
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'ailang-read', arguments: { path: 'b' } },
+          },
         ],
         { authorization: `Bearer ${FULL}` },
       );
-      const events = (await res.text()).split('\n\n').filter((e) => e !== '').map((e) => JSON.parse(e.slice('event: message\ndata: '.length)));
-      expect(events.map((e) => [e.id, e.result.structuredContent.ok])).toEqual([[1, true], [2, true]]);
-      expect(h.world.callsOf('planner.invoke').map((c) => c.arguments)).toEqual([{ path: 'a' }, { path: 'b' }]);
+      const events = (await res.text())
+        .split('\n\n')
+        .filter((e) => e !== '')
+        .map((e) => JSON.parse(e.slice('event: message\ndata: '.length)));
+      expect(events.map((e) => [e.id, e.result.structuredContent.ok])).toEqual([
+        [1, true],
+        [2, true],
+      ]);
+      expect(h.world.callsOf('planner.invoke').map((c) => c.arguments)).toEqual([
+        { path: 'a' },
+        { path: 'b' },
+      ]);
     });
 
     it('reaches the v1 client as an MCP error -32603', async () => {
       const client = await v1(FULL);
       try {
-        await expect(client.callTool({ name: 'unrecorded', arguments: {} })).rejects.toMatchObject({ code: -32603 });
+        await expect(client.callTool({ name: 'unrecorded', arguments: {} })).rejects.toMatchObject({
+          code: -32603,
+        });
       } finally {
         await client.close();
       }
