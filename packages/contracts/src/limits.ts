@@ -168,3 +168,6 @@ export const HANDLER_PIPE_GRACE_MS = 1_000;
 export const HANDLER_MAX_CONCURRENT = 8;
 /** examples-search lists at most 20 hits of the embedded toolchain's corpus search. */
 export const AILANG_EXAMPLES_MAX_HITS = 20;
+/** The gateway reads a request's headers within 5 s and its whole request within 30 s (world-internals §9). */
+export const HTTP_READ_HEADER_TIMEOUT_MS = 5_000;
+export const HTTP_READ_TIMEOUT_MS = 30_000;
