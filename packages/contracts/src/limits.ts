@@ -143,6 +143,9 @@ export const REPLY_GRACE_MS = 1_000;
 export const OPERATOR_BODY_MAX_BYTES = 64 * 1024;
 /** The operator credential: 32 random bytes, 64 hex, like a session credential (world-spec §2.2). */
 export const OPERATOR_TOKEN_BYTES = SESSION_TOKEN_BYTES;
+/** The gateway reads a request's headers within 5 s and its whole request within 30 s (world-internals §9). */
+export const HTTP_READ_HEADER_TIMEOUT_MS = 5_000;
+export const HTTP_READ_TIMEOUT_MS = 30_000;
 
 // ---------------------------------------------------------------- ailang (packages/ailang)
 
@@ -168,6 +171,3 @@ export const HANDLER_PIPE_GRACE_MS = 1_000;
 export const HANDLER_MAX_CONCURRENT = 8;
 /** examples-search lists at most 20 hits of the embedded toolchain's corpus search. */
 export const AILANG_EXAMPLES_MAX_HITS = 20;
-/** The gateway reads a request's headers within 5 s and its whole request within 30 s (world-internals §9). */
-export const HTTP_READ_HEADER_TIMEOUT_MS = 5_000;
-export const HTTP_READ_TIMEOUT_MS = 30_000;
