@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { CALL_DEADLINE_MS } from '@world/contracts';
+import { CALL_DEADLINE_MS, HTTP_READ_HEADER_TIMEOUT_MS, HTTP_READ_TIMEOUT_MS } from '@world/contracts';
 import {
   PinoNestLogger,
   connectRpc,
@@ -104,6 +105,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     app.disable('x-powered-by');
     if (isLoopbackHost(bind.host)) app.use(hostOriginGuard(loopbackHostnames(bind.host)));
     app.useGlobalFilters(new RestExceptionFilter(log));
+    // A slow client cannot hold a connection open by trickling headers or a body.
+    const server = app.getHttpServer() as Server;
+    server.headersTimeout = HTTP_READ_HEADER_TIMEOUT_MS;
+    server.requestTimeout = HTTP_READ_TIMEOUT_MS;
     await app.listen(bind.port, bind.host);
   } catch (err) {
     await app?.close().catch(() => undefined);

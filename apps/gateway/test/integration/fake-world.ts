@@ -129,6 +129,8 @@ export class FakeWorld {
   /** token → session, as the broker's session table */
   readonly sessions = new Map<string, { session: Session; state: 'ok' | 'revoked' | 'expired' }>();
   registry: ToolDescriptor[] = [];
+  /** when set, planner.tools.list fails with this error */
+  toolsListError: (() => Error) | undefined;
   behaviour = new Map<string, InvokeBehaviour>();
   head: ReplyOf<'ledger.head'> = { worldRef: null, world: null, entryIndex: null };
   worlds = new Map<string, ReplyOf<'ledger.world.get'>>();
@@ -363,6 +365,7 @@ function fakeModules(world: FakeWorld) {
     @MessagePattern('planner.tools.list')
     list(@Payload() data: ParsedRequestOf<'planner.tools.list'>): ReplyOf<'planner.tools.list'> {
       world.record('planner.tools.list', data);
+      if (world.toolsListError !== undefined) throw world.toolsListError();
       const tools = world.registry.filter((t) =>
         data.grants.some(
           (g) =>
