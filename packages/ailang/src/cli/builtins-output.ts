@@ -1,0 +1,77 @@
+import { compareStrings } from '../runtime/values.js';
+import { BUILTINS, effectOf, signatureOf, type BuiltinSpec } from '../stdlib/registry.js';
+
+/**
+ * `ailang builtins list` and `builtins show` for the embedded registry (ailang.md §1.7;
+ * world-spec §3.6): the text inventory is `Total: N builtins` then one `name [effect] module`
+ * line per builtin (name padded to 30, effect lowercase or `pure`), sorted by name; `--json` is
+ * one line `{"count":N,"builtins":[…]}`.
+ */
+
+// `%-30s` of the real listing.
+const NAME_COLUMN = 30;
+
+/** Filters of `builtins list`: exact module, case-insensitive substring over name/module/doc. */
+export interface BuiltinsFilter {
+  module?: string;
+  query?: string;
+}
+
+/** The registry sorted by name, filtered. */
+export function listBuiltins(filter: BuiltinsFilter = {}): BuiltinSpec[] {
+  const q = filter.query?.toLowerCase();
+  return [...BUILTINS]
+    .filter((b) => filter.module === undefined || b.module === filter.module)
+    .filter((b) => q === undefined || [b.name, b.module, b.doc].some((s) => s.toLowerCase().includes(q)))
+    .sort((a, b) => compareStrings(a.name, b.name));
+}
+
+/** The effect column: `io`, `fs`, `env` or `pure`. */
+export function effectLabel(b: BuiltinSpec): string {
+  return effectOf(b)?.toLowerCase() ?? 'pure';
+}
+
+/** The text inventory. */
+export function builtinsText(items: readonly BuiltinSpec[]): string {
+  const lines = items.map((b) => `${b.name.padEnd(NAME_COLUMN)} [${effectLabel(b)}] ${b.module}\n`);
+  return `Total: ${items.length} builtins\n${lines.join('')}`;
+}
+
+/** One builtin as the JSON inventory lists it. */
+export function builtinJson(b: BuiltinSpec): Record<string, unknown> {
+  const effect = effectOf(b);
+  return {
+    name: b.name,
+    module: b.module,
+    signature: signatureOf(b),
+    is_pure: effect === null,
+    effect: effect ?? '',
+    num_args: b.params.length,
+    description: b.doc,
+  };
+}
+
+/** The JSON inventory, one line. */
+export function builtinsJson(items: readonly BuiltinSpec[]): string {
+  return `${JSON.stringify({ count: items.length, builtins: items.map(builtinJson) })}\n`;
+}
+
+/** Finds a builtin by registry name or by its public name. */
+export function findBuiltin(name: string): BuiltinSpec[] {
+  const exact = BUILTINS.filter((b) => b.name === name);
+  if (exact.length > 0) return exact;
+  return BUILTINS.filter((b) => b.export === name || b.name === `_${name}`);
+}
+
+/** `builtins show <name>` text. */
+export function builtinShowText(b: BuiltinSpec): string {
+  return [
+    `${b.name} (${b.module})`,
+    `  export:    ${b.module === 'prelude' ? b.export : `import ${b.module} (${b.export})`}`,
+    `  signature: ${signatureOf(b)}`,
+    `  effect:    ${effectOf(b) ?? 'pure'}`,
+    `  params:    ${b.params.length === 0 ? '(none)' : b.params.join(', ')}`,
+    `  ${b.doc}`,
+    '',
+  ].join('\n');
+}

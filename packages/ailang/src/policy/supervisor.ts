@@ -1,0 +1,254 @@
+import { Buffer } from 'node:buffer';
+import { existsSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AILANG_WORKER_HEAP_MB, AILANG_WORKER_STACK_MB, HANDLER_MAX_CONCURRENT } from '@world/contracts';
+import type { ExecuteRequest, ExecuteResult } from './execute.js';
+import type { OpJob, OpResult } from '../cli/run-op.js';
+import type { WorkerJob, WorkerMessage } from './worker.js';
+
+/**
+ * The embedded runner's supervisor (ailang.md §1.5 "Supervised process", in a worker thread
+ * instead of a process): the timeout is armed before the worker exists; the worker is
+ * terminated at the timeout or when stdout+stderr pass `max_output_bytes`; the result is the
+ * raw `{exitCode, stdout, stderr}` the real binary would produce — the `policy:` admission line
+ * and, for a limit, the `policy-result:` envelope on stderr, exit 3 — so both toolchains go
+ * through the same classifyRunOutcome. At most HANDLER_MAX_CONCURRENT workers run at once.
+ */
+
+/** What a run produced, as a process would. */
+export interface RawRunOutput {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The worker script: next to this module in dist/, or the built copy when running from src/. */
+export function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  const sibling = join(dirname(here), 'worker.js');
+  if (existsSync(sibling)) return sibling;
+  const marker = `${sep}src${sep}policy${sep}`;
+  const i = here.lastIndexOf(marker);
+  const built = i < 0 ? sibling : join(here.slice(0, i), 'dist', 'policy', 'worker.js');
+  if (!existsSync(built)) {
+    throw new Error(`the embedded runner's worker script is missing (${built}); build @world/ailang first`);
+  }
+  return built;
+}
+
+/** Go's time.Duration text for a millisecond count: 8s, 1.5s, 500ms, 1m30s. */
+export function goDuration(ms: number): string {
+  if (ms < MS_PER_S) return `${ms}ms`;
+  const h = Math.floor(ms / MS_PER_H);
+  const m = Math.floor((ms % MS_PER_H) / MS_PER_MIN);
+  const s = (ms % MS_PER_MIN) / MS_PER_S;
+  const sec = `${Number(s.toFixed(3))}s`;
+  if (h > 0) return `${h}h${m}m${sec}`;
+  if (m > 0) return `${m}m${sec}`;
+  return sec;
+}
+
+const MS_PER_S = 1000;
+const MS_PER_MIN = 60 * MS_PER_S;
+const MS_PER_H = 60 * MS_PER_MIN;
+
+class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+
+  async acquire(): Promise<void> {
+    if (this.active < this.max) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+const slots = new Semaphore(HANDLER_MAX_CONCURRENT);
+
+// A supervisor limit exits 3 (ailang.md §1.5 outcome table).
+const LIMIT_EXIT_CODE = 3;
+
+function startWorker(job: WorkerJob): Worker {
+  return new Worker(workerScript(), {
+    workerData: job,
+    env: {},
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: AILANG_WORKER_HEAP_MB, stackSizeMb: AILANG_WORKER_STACK_MB },
+  });
+}
+
+/**
+ * Runs one CLI op job in a worker thread, so a pathological program cannot block the caller.
+ * @returns the op's result, or 'timeout' when `deadlineMs` passed first (the thread is gone)
+ */
+export async function superviseOp(job: OpJob, deadlineMs: number): Promise<OpResult | 'timeout' | { failed: string }> {
+  await slots.acquire();
+  try {
+    return await new Promise((resolve) => {
+      let outcome: OpResult | 'timeout' | { failed: string } | null = null;
+      const worker = startWorker({ kind: 'op', job });
+      const timer = setTimeout(() => {
+        outcome ??= 'timeout';
+        void worker.terminate();
+      }, deadlineMs);
+      worker.on('message', (m: WorkerMessage) => {
+        if (m.t === 'op') outcome ??= m.result;
+      });
+      worker.on('error', (e) => {
+        outcome ??= { failed: failureText(e) };
+      });
+      worker.on('exit', () => {
+        clearTimeout(timer);
+        resolve(outcome ?? { failed: 'the worker exited without a result' });
+      });
+    });
+  } finally {
+    slots.release();
+  }
+}
+
+type Limit = { reason: 'timeout' | 'output_limit' | 'worker_failed'; message: string };
+
+/**
+ * Runs one program under its policy in a worker thread and waits for the thread to be gone.
+ * @param timeoutMs the wall-clock budget (the policy's timeout_ms, or a shorter handler deadline)
+ */
+export async function superviseRun(req: ExecuteRequest, timeoutMs: number): Promise<RawRunOutput> {
+  await slots.acquire();
+  try {
+    return await runWorker(req, timeoutMs);
+  } finally {
+    slots.release();
+  }
+}
+
+function runWorker(req: ExecuteRequest, timeoutMs: number): Promise<RawRunOutput> {
+  const policy = req.policy;
+  const cap = policy.limits.max_output_bytes;
+  return new Promise((resolve) => {
+    let decision: Extract<WorkerMessage, { t: 'decision' }> | null = null;
+    let result: ExecuteResult | null = null;
+    let limit: Limit | null = null;
+    let failure: Error | null = null;
+    let written = 0;
+    const out: string[] = [];
+    const err: string[] = [];
+    let worker: Worker | null = null;
+
+    const stop = (l: Limit): void => {
+      if (limit !== null || result !== null) return;
+      limit = l;
+      void worker?.terminate();
+    };
+    const timeoutText =
+      timeoutMs === policy.timeout_ms
+        ? `exceeded timeout_ms (${goDuration(timeoutMs)}); worker thread terminated`
+        : `exceeded the handler deadline (${goDuration(timeoutMs)}) before timeout_ms (${goDuration(policy.timeout_ms)}); worker thread terminated`;
+    // Armed before the worker exists (ailang.md §1.5).
+    const timer = setTimeout(() => stop({ reason: 'timeout', message: timeoutText }), timeoutMs);
+
+    const take = (chunk: string, into: string[]): void => {
+      if (limit !== null) return;
+      const bytes = Buffer.byteLength(chunk, 'utf8');
+      if (written + bytes > cap) {
+        into.push(Buffer.from(chunk, 'utf8').subarray(0, cap - written).toString('utf8').replace(/\uFFFD$/, ''));
+        written = cap;
+        stop({ reason: 'output_limit', message: `exceeded max_output_bytes (${cap}); worker thread terminated` });
+        return;
+      }
+      written += bytes;
+      into.push(chunk);
+    };
+
+    worker = startWorker({ kind: 'run', req });
+    worker.on('message', (m: WorkerMessage) => {
+      switch (m.t) {
+        case 'decision':
+          decision = m;
+          break;
+        case 'out':
+          take(m.s, out);
+          break;
+        case 'err':
+          take(m.s, err);
+          break;
+        case 'op':
+          break;
+        case 'done':
+          if (m.result.kind === 'output_limit') {
+            stop({ reason: 'output_limit', message: `exceeded max_output_bytes (${cap}); worker stopped` });
+          } else if (limit === null) {
+            result = m.result;
+          }
+          break;
+      }
+    });
+    worker.on('error', (e) => {
+      failure = e;
+    });
+    worker.on('exit', () => {
+      clearTimeout(timer);
+      resolve(compose(req, decision, result, limit, failure, out.join(''), err.join('')));
+    });
+  });
+}
+
+function compose(
+  req: ExecuteRequest,
+  decision: Extract<WorkerMessage, { t: 'decision' }> | null,
+  result: ExecuteResult | null,
+  limit: Limit | null,
+  failure: Error | null,
+  stdout: string,
+  stderr: string,
+): RawRunOutput {
+  const policy = req.policy;
+  const envelope = (stage: 'admit' | 'execute', reason: string, message: string): string =>
+    `policy-result: ${JSON.stringify({
+      version: 1,
+      stage,
+      reason,
+      message,
+      policy_digest: policy.digest,
+      security_mode: policy.security_mode,
+    })}\n`;
+  if (decision === null) {
+    if (limit !== null) return { exitCode: LIMIT_EXIT_CODE, stdout: '', stderr: envelope('admit', limit.reason, limit.message) };
+    const why = failure ? `worker failed before an admission decision: ${failureText(failure)}` : 'worker exited without an admission decision';
+    return { exitCode: 1, stdout: '', stderr: envelope('admit', 'no_decision', why) };
+  }
+  if (!decision.admitted) return { exitCode: decision.exitCode, stdout: decision.stdout, stderr: '' };
+  let effective = limit;
+  if (effective === null && result === null) {
+    effective = {
+      reason: 'worker_failed',
+      message: failure ? `worker failed: ${failureText(failure)}` : 'worker exited without finishing the run',
+    };
+  }
+  let errText = stderr;
+  if (errText !== '' && !errText.endsWith('\n')) errText += '\n';
+  errText += `policy: ${decision.line}\n`;
+  if (effective !== null) {
+    errText += envelope('execute', effective.reason, effective.message);
+    return { exitCode: LIMIT_EXIT_CODE, stdout, stderr: errText };
+  }
+  return { exitCode: (result as { exitCode: number }).exitCode, stdout, stderr: errText };
+}
+
+
+function failureText(e: Error): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `the program exhausted the worker heap (${AILANG_WORKER_HEAP_MB} MiB)`;
+  return e.message;
+}

@@ -1,0 +1,157 @@
+import { Buffer } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { canonicalBytes, refOf } from '@world/canonical';
+import { POLICY_TOOL_STDOUT_MAX_BYTES } from '@world/contracts';
+import type { CommandOutput } from '../cli/check-output.js';
+import { cliArgv, validateCliRequest, type CliRequest } from '../cli/ops.js';
+import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
+import { runOp, type OpJob } from '../cli/run-op.js';
+import { ToolProcessError } from '../errors.js';
+import { checkOperatorGates } from '../policy/policy.js';
+import { classifyRunOutcome } from '../policy/outcome.js';
+import { goDuration, superviseOp, superviseRun } from '../policy/supervisor.js';
+import { pathRefusal } from './confine.js';
+import { assertSandboxIsWorktree, childEnv, resolveRunPolicy } from './context.js';
+import { checkRunPayload } from './run-payload.js';
+import type { AilangContext, Toolchain } from './types.js';
+
+/**
+ * The embedded toolchain: World's TypeScript subset of AILANG behind the Toolchain interface
+ * (DESIGN.md §7.8). Ops that read user programs run in worker threads bounded by the context's
+ * deadline; runs go through the supervisor and the same classifyRunOutcome as the binary.
+ */
+
+/** The embedded subset's version line: parses as `AILANG v0.51.0-lite`, never as a release. */
+export const EMBEDDED_VERSION = 'AILANG v0.51.0-lite (ts-subset: World embedded toolchain, not the ailang binary)';
+
+const PACKAGE_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** `ailang version` of the embedded toolchain. */
+export const EMBEDDED_VERSION_TEXT = `${EMBEDDED_VERSION}\nToolchain: @world/ailang ${PACKAGE_VERSION} (TypeScript subset of the AILANG language core)\n\nThe AI-First Programming Language\n`;
+
+// Ops whose work is a table lookup run on the caller's thread.
+const IN_THREAD_OPS = new Set(['version', 'builtins_list', 'builtins_show']);
+// `ailang check` exits 124 on a compile deadline (ailang.md §1.3).
+const CHECK_TIMEOUT_EXIT = 124;
+
+/** Truncates to the policy-tool stdout cap (world-spec §10: 64 KiB), on a character boundary. */
+function cap(text: string): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= POLICY_TOOL_STDOUT_MAX_BYTES) return text;
+  return buf.subarray(0, POLICY_TOOL_STDOUT_MAX_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+}
+
+function timeoutOutput(req: CliRequest, deadlineMs: number): CommandOutput {
+  const message = `compilation timed out after ${goDuration(deadlineMs)}`;
+  const error = { code: 'TIMEOUT', message, file: req.path };
+  if (req.op === 'ai_check') {
+    const out = {
+      file: req.path,
+      check: { passed: false, error_count: 1, errors: [error] },
+      verify: { available: false, verified: 0, counterexample: 0, skipped: 0, errors: 0, results: [] },
+    };
+    return { exitCode: CHECK_TIMEOUT_EXIT, stdout: `${JSON.stringify(out, null, 2)}\n`, stderr: '' };
+  }
+  if ('json' in req.flags) {
+    const out = { file: req.path, passed: false, error_count: 1, errors: [error] };
+    return { exitCode: CHECK_TIMEOUT_EXIT, stdout: `${JSON.stringify(out, null, 2)}\n`, stderr: '' };
+  }
+  return { exitCode: CHECK_TIMEOUT_EXIT, stdout: '', stderr: `Error: ${message}\n` };
+}
+
+class EmbeddedToolchain implements Toolchain {
+  readonly kind = 'embedded' as const;
+
+  async version(): Promise<string> {
+    return EMBEDDED_VERSION;
+  }
+
+  async toolRef(): Promise<string> {
+    return refOf(canonicalBytes({ toolchain: 'embedded', package: '@world/ailang', version: PACKAGE_VERSION, language: EMBEDDED_VERSION }));
+  }
+
+  private async op(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>> {
+    assertSandboxIsWorktree(ctx);
+    const base = resolveRunPolicy(ctx, ['FS', 'IO']);
+    const job: OpJob = {
+      worktree: ctx.worktree,
+      policy: base.effective,
+      examplesDir: ctx.examplesDir ?? null,
+      request: req,
+      version: EMBEDDED_VERSION_TEXT,
+    };
+    const res = IN_THREAD_OPS.has(req.op) ? runOp(job) : await superviseOp(job, ctx.deadlineMs);
+    let output: CommandOutput;
+    if (res === 'timeout') {
+      if (req.op !== 'check' && req.op !== 'ai_check') {
+        throw new ToolProcessError(`op ${req.op} exceeded the handler deadline (${goDuration(ctx.deadlineMs)}); worker thread terminated`);
+      }
+      output = timeoutOutput(req, ctx.deadlineMs);
+    } else if ('failed' in res) {
+      throw new ToolProcessError(`op ${req.op} failed in the embedded toolchain: ${res.failed}`);
+    } else if ('refused' in res) {
+      return { ok: false, refused: res.refused };
+    } else {
+      output = res.output;
+    }
+    return { ok: true, argv: cliArgv(req, ctx.policyPath), exit_code: output.exitCode, stdout: cap(output.stdout), stderr: cap(output.stderr) };
+  }
+
+  async aiCheck(ctx: AilangContext, payload: { path: string }): Promise<Record<string, unknown>> {
+    const checked = validateCliRequest({ op: 'ai_check', path: payload.path }, ctx.worktree);
+    if ('refused' in checked) return { ok: false, refused: checked.refused };
+    return this.op(ctx, checked);
+  }
+
+  async builtinsList(ctx: AilangContext): Promise<Record<string, unknown>> {
+    return this.op(ctx, { op: 'builtins_list', flags: {} });
+  }
+
+  async examplesSearch(ctx: AilangContext, payload: { query: string }): Promise<Record<string, unknown>> {
+    if (ctx.examplesDir === undefined) return { ok: false, refused: NO_CORPUS_REFUSAL };
+    const checked = validateCliRequest({ op: 'examples_search', query: payload.query }, ctx.worktree);
+    if ('refused' in checked) return { ok: false, refused: checked.refused };
+    return this.op(ctx, checked);
+  }
+
+  async cli(ctx: AilangContext, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const checked = validateCliRequest(payload, ctx.worktree);
+    if ('refused' in checked) return { ok: false, refused: checked.refused };
+    return this.op(ctx, checked);
+  }
+
+  async run(ctx: AilangContext, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const p = checkRunPayload(payload);
+    if ('refused' in p) return { ok: false, refused: p.refused };
+    checkOperatorGates(p.caps, ctx);
+    assertSandboxIsWorktree(ctx);
+    const refusal = pathRefusal('run', p.path, ctx.worktree);
+    if (refusal !== null) return { ok: false, refused: refusal };
+    const resolved = resolveRunPolicy(ctx, p.caps);
+    const policy = resolved.effective;
+    const raw = await superviseRun(
+      {
+        worktree: ctx.worktree,
+        file: p.path,
+        policy,
+        stdin: p.stdin,
+        argv: p.argv,
+        argsJson: p.argsJson,
+        env: childEnv(ctx),
+      },
+      Math.min(policy.timeout_ms, ctx.deadlineMs),
+    );
+    const outcome = classifyRunOutcome(raw);
+    return {
+      ...outcome,
+      policy: { digest: policy.digest, security_mode: policy.security_mode, caps: policy.allowed_caps, net_allow: policy.net_allow },
+    };
+  }
+}
+
+/** The embedded toolchain (stateless; one instance may serve every episode). */
+export function embeddedToolchain(): Toolchain {
+  return new EmbeddedToolchain();
+}
