@@ -4,7 +4,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { CALL_DEADLINE_MS, HTTP_READ_HEADER_TIMEOUT_MS, HTTP_READ_TIMEOUT_MS } from '@world/contracts';
+import {
+  CALL_DEADLINE_MS,
+  HTTP_READ_HEADER_TIMEOUT_MS,
+  HTTP_READ_TIMEOUT_MS,
+} from '@world/contracts';
 import {
   PinoNestLogger,
   connectRpc,

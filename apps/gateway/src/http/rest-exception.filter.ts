@@ -52,14 +52,12 @@ export class RestExceptionFilter implements ExceptionFilter {
     const route = ROUTES.find(([pattern]) => pattern.test(req.path));
     if (status === 404 && route !== undefined) {
       res.setHeader('Allow', route[1]);
-      res
-        .status(405)
-        .json({
-          error: {
-            class: 'MethodNotAllowed',
-            message: `method ${req.method} not allowed; use ${route[1]}`,
-          },
-        });
+      res.status(405).json({
+        error: {
+          class: 'MethodNotAllowed',
+          message: `method ${req.method} not allowed; use ${route[1]}`,
+        },
+      });
       return;
     }
     if (status === 404) {
@@ -68,10 +66,8 @@ export class RestExceptionFilter implements ExceptionFilter {
         .json({ error: { class: 'NotFound', message: `no route ${req.method} ${req.path}` } });
       return;
     }
-    res
-      .status(status)
-      .json({
-        error: { class: status >= 500 ? 'Internal' : 'BadRequest', message: exception.message },
-      });
+    res.status(status).json({
+      error: { class: status >= 500 ? 'Internal' : 'BadRequest', message: exception.message },
+    });
   }
 }

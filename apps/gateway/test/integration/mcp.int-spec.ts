@@ -526,10 +526,16 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     });
 
     it('answers a tools/list the planner cannot serve with -32603 host callback failed', async () => {
-      h.world.toolsListError = () => new ServiceUnavailableError('no service answers planner.tools.list');
+      h.world.toolsListError = () =>
+        new ServiceUnavailableError('no service answers planner.tools.list');
       try {
-        const res = await post({ jsonrpc: '2.0', id: 11, method: 'tools/list' }, { authorization: `Bearer ${READ}` });
-        expect(await res.text()).toBe('{"jsonrpc":"2.0","id":11,"error":{"code":-32603,"message":"host callback failed"}}');
+        const res = await post(
+          { jsonrpc: '2.0', id: 11, method: 'tools/list' },
+          { authorization: `Bearer ${READ}` },
+        );
+        expect(await res.text()).toBe(
+          '{"jsonrpc":"2.0","id":11,"error":{"code":-32603,"message":"host callback failed"}}',
+        );
         expect(h.log.lines.map((l) => l.message)).toEqual([
           'mcp refusal: tools/list -: "Unavailable: no service answers planner.tools.list"',
         ]);
