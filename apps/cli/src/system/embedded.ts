@@ -1,0 +1,107 @@
+import { mkdir } from 'node:fs/promises';
+import { openPglite, sharedHandle, connectRpc, InProcessBus, type DatabaseHandle, type RpcClient, type RunningService, type TransportConfig } from '@world/runtime';
+import { startLedger } from '@world/ledger';
+import { startBroker } from '@world/broker';
+import { startPlanner } from '@world/planner';
+import { startGateway } from '@world/gateway';
+import type { WorldPaths } from './paths.js';
+
+/** A whole World (four services + the edge) started in this process. */
+export interface System {
+  /** the gateway's base URL, e.g. http://127.0.0.1:7644 */
+  url: string;
+  /** a client on the system's transport (operator bootstrap, tests) */
+  rpc: RpcClient;
+  mode: 'embedded' | 'distributed';
+  services: RunningService[];
+  database: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+/** Options common to both ways of starting a system in one process. */
+export interface SystemOptions {
+  paths: WorldPaths;
+  /** host:port of the gateway (port 0 = any free port) */
+  bind: string;
+  publicReads?: boolean;
+  callDeadlineMs?: number;
+  /** the operator credential; absent → the gateway reads or creates paths.operatorTokenFile */
+  operatorToken?: string;
+}
+
+/**
+ * Embedded mode (DESIGN.md §5): PGlite (on disk under paths.pgdata, or in memory when
+ * `dataDir` is null) and one in-process bus carry the same contract messages as PostgreSQL and
+ * NATS; the same service modules run.
+ */
+export async function startEmbedded(options: SystemOptions & { dataDir?: string | null }): Promise<System> {
+  const dataDir = options.dataDir === undefined ? options.paths.pgdata : options.dataDir;
+  if (dataDir !== null) await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const database = await openPglite(dataDir ?? undefined);
+  const transport: TransportConfig = { kind: 'inproc', bus: new InProcessBus() };
+  return startServices('embedded', transport, database, options, dataDir === null ? 'memory' : dataDir);
+}
+
+/**
+ * Distributed mode in one process (tests and `world start` with NATS_URL and DATABASE_URL set):
+ * every service on NATS and PostgreSQL, as separate processes would be.
+ */
+export async function startDistributedInProcess(
+  options: SystemOptions & { natsUrl: string; prefix: string; database: DatabaseHandle; dbPath: string },
+): Promise<System> {
+  const transport: TransportConfig = { kind: 'nats', url: options.natsUrl, prefix: options.prefix };
+  return startServices('distributed', transport, options.database, options, options.dbPath);
+}
+
+async function startServices(
+  mode: System['mode'],
+  transport: TransportConfig,
+  database: DatabaseHandle,
+  options: SystemOptions,
+  dbPath: string,
+): Promise<System> {
+  const services: RunningService[] = [];
+  const stopAll = async () => {
+    for (const s of services.reverse()) await s.close().catch(() => undefined);
+  };
+  try {
+    services.push(await startLedger({ transport, database: sharedHandle(database) }));
+    services.push(
+      await startBroker({
+        transport,
+        database: sharedHandle(database),
+        worldHome: options.paths.home,
+        workspaceRoot: options.paths.workspaceRoot,
+        callDeadlineMs: options.callDeadlineMs,
+      }),
+    );
+    services.push(await startPlanner({ transport, callDeadlineMs: options.callDeadlineMs }));
+    const gateway = await startGateway({
+      transport,
+      bind: options.bind,
+      worldHome: options.paths.home,
+      publicReads: options.publicReads ?? false,
+      operatorToken: options.operatorToken,
+      operatorTokenFile: options.paths.operatorTokenFile,
+      callDeadlineMs: options.callDeadlineMs,
+      dbPath,
+    });
+    services.push(gateway);
+    const rpc = await connectRpc(transport, `${mode}-system`);
+    return {
+      url: gateway.url,
+      rpc,
+      mode,
+      services,
+      database,
+      async close() {
+        await rpc.close();
+        await stopAll();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,33 @@
+import { isAbsolute, join, resolve } from 'node:path';
+
+/** Where a World installation keeps its state on this machine (world-spec §7.5, issue 3). */
+export interface WorldPaths {
+  /** WORLD_HOME, default ./.world (absolute) */
+  home: string;
+  /** WORLD_WORKSPACE_ROOT, default $WORLD_HOME/worktrees */
+  workspaceRoot: string;
+  /** the embedded database's data directory */
+  pgdata: string;
+  /** the operator credential file (mode 0600) */
+  operatorTokenFile: string;
+  /** the demo episode's session file (mode 0600) */
+  demoSessionFile: string;
+}
+
+/** Resolves the paths from the environment. */
+export function worldPaths(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): WorldPaths {
+  const home = resolve(cwd, env.WORLD_HOME ?? '.world');
+  const workspaceRoot =
+    env.WORLD_WORKSPACE_ROOT !== undefined && env.WORLD_WORKSPACE_ROOT !== ''
+      ? isAbsolute(env.WORLD_WORKSPACE_ROOT)
+        ? env.WORLD_WORKSPACE_ROOT
+        : resolve(cwd, env.WORLD_WORKSPACE_ROOT)
+      : join(home, 'worktrees');
+  return {
+    home,
+    workspaceRoot,
+    pgdata: join(home, 'pgdata'),
+    operatorTokenFile: env.WORLD_OPERATOR_TOKEN_FILE ?? join(home, 'operator.token'),
+    demoSessionFile: join(home, 'demo.session'),
+  };
+}
