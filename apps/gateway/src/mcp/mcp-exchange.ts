@@ -1,6 +1,7 @@
 import {
   BadRequestError,
   EffectsUnrecordedError,
+  InternalError,
   READ_DEADLINE_MS,
   REPLY_GRACE_MS,
   TASK_ID,
@@ -72,7 +73,7 @@ export class McpExchange {
   /**
    * `tools/list`: exactly the tools `planner.tools.list` admits for the session's grants, in
    * registry order (world-spec §6.2, §11 scenario 10).
-   * @throws ProtocolError-ready McpFailure on a host failure
+   * @throws McpFailure (a host failure: -32603)
    */
   async listTools(): Promise<McpTool[]> {
     return this.run(async () => (await this.tools()).map(toMcpTool), undefined);
@@ -124,11 +125,25 @@ export class McpExchange {
       { timeoutMs: this.deps.callDeadlineMs + REPLY_GRACE_MS },
     );
     return {
-      content: [
-        { type: 'text', text: decodeBase64(reply.outputBytes, 'outputBytes').toString('utf8') },
-      ],
+      content: [{ type: 'text', text: this.committedText(reply.outputBytes, reply.invocationId) }],
       structuredContent: reply.output,
     };
+  }
+
+  /**
+   * The committed output bytes as text. A reply that does not carry standard base64 is the
+   * planner's fault, never the caller's: a host failure, not invalid params.
+   */
+  private committedText(outputBytes: string, invocationId: string): string {
+    try {
+      return decodeBase64(outputBytes, 'outputBytes').toString('utf8');
+    } catch (err) {
+      this.deps.log.error(
+        { err, invocationId },
+        'planner.invoke answered outputBytes that are not base64',
+      );
+      throw new InternalError();
+    }
   }
 
   private tools(): Promise<ToolDescriptor[]> {
