@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { openPglite, sharedHandle, connectRpc, InProcessBus, type DatabaseHandle, type RpcClient, type RunningService, type TransportConfig } from '@world/runtime';
 import { startLedger } from '@world/ledger';
 import { startBroker } from '@world/broker';
@@ -82,7 +83,8 @@ async function startServices(
       worldHome: options.paths.home,
       publicReads: options.publicReads ?? false,
       operatorToken: options.operatorToken,
-      operatorTokenFile: options.paths.operatorTokenFile,
+      // The default file ($WORLD_HOME/operator.token) is created by the gateway when absent.
+      operatorTokenFile: options.paths.operatorTokenFile === join(options.paths.home, 'operator.token') ? undefined : options.paths.operatorTokenFile,
       callDeadlineMs: options.callDeadlineMs,
       dbPath,
     });
