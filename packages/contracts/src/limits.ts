@@ -171,3 +171,30 @@ export const HANDLER_PIPE_GRACE_MS = 1_000;
 export const HANDLER_MAX_CONCURRENT = 8;
 /** examples-search lists at most 20 hits of the embedded toolchain's corpus search. */
 export const AILANG_EXAMPLES_MAX_HITS = 20;
+
+// ---------------------------------------------------------------- live log tail and the `world` client verbs
+
+/** The gateway writes a whole response within 30 s (world-spec §10 "HTTP read / write timeouts"). */
+export const HTTP_WRITE_TIMEOUT_MS = 30_000;
+/** What a live-tail run keeps free under the write timeout after its last read (world-internals §7.4). */
+export const LOG_STREAM_MARGIN_MS = 2_000;
+/**
+ * One `GET /v1/log/stream` run lasts at most 18 s = write timeout − read deadline − margin
+ * (world-internals §7.4); the client reconnects from its last index.
+ */
+export const LOG_STREAM_RUN_MS = HTTP_WRITE_TIMEOUT_MS - READ_DEADLINE_MS - LOG_STREAM_MARGIN_MS;
+/** A live tail re-reads the log this often without an event: `ledger.committed` is at most once. */
+export const LOG_STREAM_RESYNC_MS = 1_000;
+/** `world log tail --follow` reconnects after a failure with a backoff doubling from 250 ms to 5 s (world-spec §7.3). */
+export const LOG_TAIL_BACKOFF_MIN_MS = 250;
+export const LOG_TAIL_BACKOFF_MAX_MS = 5_000;
+/** `world why` scans back from head: default 500 entries, at most 5000, within 60 s (world-spec §7.3, §10). */
+export const WHY_SCAN_DEFAULT = 500;
+export const WHY_SCAN_MAX = 5_000;
+export const WHY_SCAN_MS = 60_000;
+/** Object reads a `why` scan keeps in flight at once. */
+export const WHY_SCAN_CONCURRENCY = 8;
+/** Client output: a value longer than this many characters is elided with its byte count (world-spec §7.3). */
+export const CLI_PREVIEW_CHARS = 120;
+/** Client output: refs are shortened to this many hex digits (`sha256:08ab69ae…`, world-spec §7.3). */
+export const CLI_SHORT_REF_HEX = 8;
