@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DATABASE, serviceLogger, type DatabaseHandle } from '@world/runtime';
 import { LEASE_CHANNEL } from './episodes.repository.js';
@@ -12,14 +11,21 @@ export interface ReleaseSubscription {
   close(): void;
 }
 
+interface Waiter {
+  signalled: boolean;
+  resolve: (() => void) | undefined;
+}
+
 /**
- * Wakes lease waiters (DESIGN.md §2): releases on this replica wake local waiters at once;
+ * Wakes lease waiters (DESIGN.md §2): a release on this replica wakes a local waiter at once;
  * releases on other replicas arrive through Postgres LISTEN/NOTIFY; callers also poll slowly
- * as a fallback (a lost notification only delays a waiter).
+ * as a fallback (a lost notification only delays a waiter). Each release signal wakes one
+ * waiter, the longest waiting (FIFO), instead of the whole queue; a waiter that leaves with an
+ * unconsumed signal passes it on.
  */
 @Injectable()
 export class LeaseSignals implements OnModuleInit, OnModuleDestroy {
-  private readonly emitter = new EventEmitter().setMaxListeners(0);
+  private readonly queues = new Map<string, Waiter[]>();
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
@@ -34,40 +40,44 @@ export class LeaseSignals implements OnModuleInit, OnModuleDestroy {
     await off?.().catch((err: unknown) => log.warn({ err }, 'unlisten failed'));
   }
 
-  /** Signals every local waiter of an episode. */
+  /** Signals the longest-waiting local waiter of an episode that has no signal pending. */
   wake(episodeId: string): void {
-    this.emitter.emit(episodeId);
+    const waiter = this.queues.get(episodeId)?.find((w) => !w.signalled);
+    if (waiter === undefined) return;
+    waiter.signalled = true;
+    waiter.resolve?.();
   }
 
   /** Subscribes before the caller's first attempt, so no release is missed in between. */
   subscribe(episodeId: string): ReleaseSubscription {
-    let signalled = false;
-    let resolveWait: (() => void) | undefined;
-    const onSignal = () => {
-      signalled = true;
-      resolveWait?.();
-    };
-    this.emitter.on(episodeId, onSignal);
+    const waiter: Waiter = { signalled: false, resolve: undefined };
+    const queue = this.queues.get(episodeId) ?? [];
+    queue.push(waiter);
+    this.queues.set(episodeId, queue);
     return {
       wait: (ms) =>
         new Promise<void>((resolve) => {
-          if (signalled) {
-            signalled = false;
+          if (waiter.signalled) {
+            waiter.signalled = false;
             resolve();
             return;
           }
           const timer = setTimeout(done, ms);
           function done() {
             clearTimeout(timer);
-            resolveWait = undefined;
-            signalled = false;
+            waiter.resolve = undefined;
+            waiter.signalled = false;
             resolve();
           }
-          resolveWait = done;
+          waiter.resolve = done;
         }),
       close: () => {
-        this.emitter.off(episodeId, onSignal);
-        resolveWait?.();
+        const current = this.queues.get(episodeId) ?? [];
+        const rest = current.filter((w) => w !== waiter);
+        if (rest.length === 0) this.queues.delete(episodeId);
+        else this.queues.set(episodeId, rest);
+        waiter.resolve?.();
+        if (waiter.signalled) this.wake(episodeId);
       },
     };
   }

@@ -1,0 +1,117 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { RequestOf } from '@world/contracts';
+import {
+  connectRpc,
+  InProcessBus,
+  openPglite,
+  openPostgres,
+  type DatabaseHandle,
+  type RpcClient,
+  type TransportConfig,
+} from '@world/runtime';
+import { createTestDatabase, testNatsUrl, uniquePrefix } from '@world/testing';
+import { startBroker, type BrokerOptions, type RunningBroker } from '../../src/index.js';
+
+/** The two run modes every integration suite covers (DESIGN.md §5). */
+export const MODES: Array<[string, 'nats' | 'inproc']> = [
+  ['NATS and PostgreSQL', 'nats'],
+  ['the in-process bus and PGlite', 'inproc'],
+];
+
+/** A booted broker with a client, its database and its directories. */
+export interface Harness {
+  broker: RunningBroker;
+  rpc: RpcClient;
+  database: DatabaseHandle;
+  transport: TransportConfig;
+  worldHome: string;
+  workspaceRoot: string;
+  /** rows of a raw SQL query */
+  rows<T = Record<string, unknown>>(text: string): Promise<T[]>;
+  /** row counts of the broker's effect tables */
+  counts(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+/** Long enough for any request of these suites, including lease waits. */
+export const RPC_TIMEOUT_MS = 30_000;
+
+/** Starts a broker (real PostgreSQL + NATS, or PGlite + in-process bus) in fresh directories. */
+export async function startHarness(
+  mode: 'nats' | 'inproc',
+  options: Pick<BrokerOptions, 'handlers' | 'workspaceRoot'> = {},
+): Promise<Harness> {
+  const worldHome = await realpath(await mkdtemp(join(tmpdir(), 'broker-it-')));
+  let database: DatabaseHandle;
+  let transport: TransportConfig;
+  let drop = async () => undefined as void;
+  if (mode === 'nats') {
+    const testDb = await createTestDatabase('broker');
+    database = await openPostgres(testDb.url, { max: 12 });
+    transport = { kind: 'nats', url: testNatsUrl(), prefix: uniquePrefix('broker') };
+    drop = () => testDb.drop();
+  } else {
+    database = await openPglite();
+    transport = { kind: 'inproc', bus: new InProcessBus() };
+  }
+  const broker = await startBroker({ transport, database, worldHome, replica: `it-${mode}`, ...options });
+  const rpc = await connectRpc(transport, 'broker-test');
+  const rows = async <T>(text: string): Promise<T[]> => {
+    const result = (await database.db.execute(sql.raw(text))) as unknown as { rows: T[] };
+    return result.rows;
+  };
+  return {
+    broker,
+    rpc,
+    database,
+    transport,
+    worldHome,
+    workspaceRoot: broker.settings.workspaceRoot,
+    rows,
+    async counts() {
+      const out: Record<string, number> = {};
+      for (const table of ['objects', 'effect_records', 'effect_intents', 'effect_outcomes', 'spend']) {
+        const [row] = await rows<{ n: string | number }>(`SELECT count(*) AS n FROM broker.${table}`);
+        out[table] = Number(row!.n);
+      }
+      const [spent] = await rows<{ s: string | number | null }>('SELECT coalesce(sum(spent), 0) AS s FROM broker.spend');
+      out.spent = Number(spent!.s);
+      return out;
+    },
+    async close() {
+      await rpc.close();
+      await broker.close();
+      await database.close();
+      await drop();
+      await rm(worldHome, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An execute request for a workspace effect, with overrides. */
+export function executeRequest(
+  over: Partial<RequestOf<'broker.effect.execute'>> & {
+    effect?: Partial<RequestOf<'broker.effect.execute'>['effect']>;
+  },
+): RequestOf<'broker.effect.execute'> {
+  const { effect, ...rest } = over;
+  return {
+    invocationId: 'mcp:ep:t1',
+    credentialId: '0'.repeat(64),
+    episodeId: 'ep',
+    now: Date.now(),
+    handlerMs: 10_000,
+    ...rest,
+    effect: {
+      id: 'e1',
+      effect: 'Workspace.Read',
+      scope: 'worktree',
+      cost: 1,
+      payload: { op: 'read', path: 'a.txt' },
+      ...effect,
+    },
+  };
+}
