@@ -1,9 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { A2aController } from './a2a/a2a.controller.js';
 import { CommitSessionGuard, OperatorGuard, ReadAccessGuard } from './auth/guards.js';
 import { GATEWAY, type GatewayContext } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
 import { McpController } from './mcp/mcp.controller.js';
 import { OperatorController } from './operator/operator.controller.js';
+import { LogStreamController } from './provenance/log-stream.controller.js';
 import { ProvenanceController } from './provenance/provenance.controller.js';
 
 /** The gateway's HTTP routes; wiring only. */
@@ -12,7 +14,16 @@ export class GatewayModule {
   static register(context: GatewayContext): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [McpController, HealthController, ProvenanceController, OperatorController],
+      // LogStreamController before ProvenanceController: `GET /v1/log/stream` must not be taken
+      // for `GET /v1/log/{index}`.
+      controllers: [
+        McpController,
+        A2aController,
+        HealthController,
+        LogStreamController,
+        ProvenanceController,
+        OperatorController,
+      ],
       providers: [
         { provide: GATEWAY, useValue: context },
         ReadAccessGuard,

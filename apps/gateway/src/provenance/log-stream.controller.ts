@@ -1,0 +1,81 @@
+import {
+  Controller,
+  Get,
+  Headers,
+  Inject,
+  Query,
+  Req,
+  Res,
+  UseGuards,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ReadAccessGuard } from '../auth/guards.js';
+import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
+import { CommittedEvents, parseStreamStart, runLogStream } from './log-stream.js';
+
+/**
+ * `GET /v1/log/stream?from=N`: the live tail (world-internals §7.4), same access as the other
+ * `/v1` reads. Registered before the provenance controller so `stream` is never taken for a log
+ * index. Open streams end when the gateway stops, so shutdown never waits for a run to finish.
+ */
+@Controller('v1/log')
+export class LogStreamController implements OnModuleDestroy {
+  private readonly events: CommittedEvents;
+  private readonly open = new Set<AbortController>();
+
+  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {
+    this.events = new CommittedEvents(gateway.rpc);
+  }
+
+  @Get('stream')
+  @UseGuards(ReadAccessGuard)
+  async stream(
+    @Query('from') from: unknown,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    // A bad position is a 400 envelope, answered before the stream starts.
+    const start = parseStreamStart(from, lastEventId);
+    const stop = new AbortController();
+    this.open.add(stop);
+    const leave = () => stop.abort();
+    req.socket.on('close', leave);
+    res.on('close', leave);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    try {
+      await runLogStream({
+        rpc: this.gateway.rpc,
+        events: this.events,
+        start,
+        signal: stop.signal,
+        sink: {
+          write: (frame) => res.write(frame),
+          drained: () =>
+            new Promise<void>((resolve) => {
+              if (stop.signal.aborted) return resolve();
+              res.once('drain', resolve);
+              stop.signal.addEventListener('abort', () => resolve(), { once: true });
+            }),
+        },
+        onError: (err) =>
+          this.gateway.log.warn({ err, from: start }, 'log stream ended by a failed read'),
+      });
+    } finally {
+      this.open.delete(stop);
+      req.socket.off('close', leave);
+      res.end();
+    }
+  }
+
+  /** Ends every open stream and drops the event subscription (Nest calls it before the server closes). */
+  onModuleDestroy(): void {
+    for (const stop of this.open) stop.abort();
+    this.events.close();
+  }
+}
