@@ -34,27 +34,36 @@ export interface Write {
   params: number;
 }
 
-/** Splits rows into chunks that fit one statement given the parameters each row carries. */
-export function chunkRows<T>(rows: T[], paramsPerRow: number, reserve: number): T[][] {
-  const size = Math.max(1, Math.floor((POSTGRES_MAX_BIND_PARAMETERS - reserve) / paramsPerRow));
+/**
+ * Splits rows into chunks that fit one statement given the parameters each row carries.
+ * @param reserve parameters kept free for the other writes sharing the statement
+ * @param cap the statement's bind-parameter cap (PostgreSQL's by default)
+ */
+export function chunkRows<T>(
+  rows: T[],
+  paramsPerRow: number,
+  reserve: number,
+  cap = POSTGRES_MAX_BIND_PARAMETERS,
+): T[][] {
+  const size = Math.max(1, Math.floor((cap - reserve) / paramsPerRow));
   const chunks: T[][] = [];
   for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
   return chunks;
 }
 
 /**
- * Runs writes in order with as few statements as the bind-parameter cap allows: consecutive
- * writes are folded into one statement as data-modifying CTEs (`WITH w0 AS (…), w1 AS (…) last`).
- * Foreign keys are checked at the end of each statement, so a row and the rows that reference
- * it may share a statement.
- * @returns the rows the last write returned (its RETURNING clause), or [] when it has none
+ * Groups consecutive writes, in order, so each group's parameters stay within the cap (a write
+ * larger than the cap gets a group of its own).
  */
-export async function runWrites(tx: Tx, writes: Write[]): Promise<Record<string, unknown>[]> {
-  const groups: Write[][] = [];
-  let current: Write[] = [];
+export function groupWrites<W extends { params: number }>(
+  writes: W[],
+  cap = POSTGRES_MAX_BIND_PARAMETERS,
+): W[][] {
+  const groups: W[][] = [];
+  let current: W[] = [];
   let params = 0;
   for (const write of writes) {
-    if (current.length > 0 && params + write.params > POSTGRES_MAX_BIND_PARAMETERS) {
+    if (current.length > 0 && params + write.params > cap) {
       groups.push(current);
       current = [];
       params = 0;
@@ -63,8 +72,23 @@ export async function runWrites(tx: Tx, writes: Write[]): Promise<Record<string,
     params += write.params;
   }
   if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/**
+ * Runs writes in order with as few statements as the bind-parameter cap allows: each group of
+ * groupWrites becomes one statement whose writes but the last are data-modifying CTEs
+ * (`WITH w0 AS (…), w1 AS (…) last`). Foreign keys are checked at the end of each statement, so
+ * a row and the rows that reference it may share a statement.
+ * @returns the rows the last write returned (its RETURNING clause), or [] when it has none
+ */
+export async function runWrites(
+  tx: Tx,
+  writes: Write[],
+  cap = POSTGRES_MAX_BIND_PARAMETERS,
+): Promise<Record<string, unknown>[]> {
   let rows: Record<string, unknown>[] = [];
-  for (const group of groups) {
+  for (const group of groupWrites(writes, cap)) {
     const last = group[group.length - 1]!;
     const ctes = group.slice(0, -1).map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w.sql})`);
     const statement =

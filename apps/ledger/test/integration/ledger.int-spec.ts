@@ -26,7 +26,13 @@ import { startLedger } from '../../src/index.js';
 import { genesis } from '../../src/genesis/genesis.js';
 import { CommitRepository } from '../../src/commit/commit.repository.js';
 import { commitHashOf, type RestCommitRequest } from '../../src/commit/chain.js';
-import { commitObjects, logEntries, objects as objectsTable } from '../../src/db/schema.js';
+import {
+  commitObjects,
+  logEntries,
+  objects as objectsTable,
+  registryHeads,
+} from '../../src/db/schema.js';
+import { runWrites } from '../../src/db/statements.js';
 import {
   MODES,
   RPC_TIMEOUT_MS,
@@ -197,16 +203,19 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
         expect(entryHash(entry.header, entry.transitionRef)).toBe(entry.entryHash);
         if (i > 0) expect(entry.header.prevEntryHash).toBe(items[i - 1]!.entryHash);
       });
-      for (const reply of replies) {
+      const worlds = await Promise.all(
+        replies.map((reply) => client.request('ledger.world.get', { ref: reply.worldRef }, opts)),
+      );
+      replies.forEach((reply, i) => {
         const entry = items[reply.entryIndex]!;
+        const world = worlds[i]!;
         expect(reply.entryHash).toBe(entry.entryHash);
         expect(reply.prevEntryHash).toBe(entry.header.prevEntryHash);
-        const world = await client.request('ledger.world.get', { ref: reply.worldRef }, opts);
         expect(worldRef(world)).toBe(reply.worldRef);
         expect(world.logHead).toBe(entry.entryHash);
         expect(world.revision).toBe(reply.entryIndex);
         expect(reply.revision).toBe(reply.entryIndex);
-      }
+      });
       const end = await head();
       expect(end.entryIndex).toBe(start.entryIndex + total);
 
@@ -897,6 +906,29 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
         .from(objectsTable)
         .where(eq(objectsTable.hash, v.hash));
       expect(stored!.n).toBe(0);
+    });
+  });
+
+  describe('storage', () => {
+    it('splits writes over the bind-parameter cap into ordered statements of one transaction', async () => {
+      const names = ['test/split/a', 'test/split/b', 'test/split/c'];
+      await mode.database.db.transaction(async (tx) => {
+        const writes = names.map((name) => ({
+          sql: tx
+            .insert(registryHeads)
+            .values({ name, head: refOf(name) })
+            .getSQL(),
+          params: 2,
+        }));
+        // A cap of 4 parameters: [a, b] as one statement, then [c].
+        await runWrites(tx, writes, 4);
+      });
+      const rows = await mode.database.db
+        .select()
+        .from(registryHeads)
+        .where(sql`${registryHeads.name} LIKE 'test/split/%'`)
+        .orderBy(registryHeads.name);
+      expect(rows).toEqual(names.map((name) => ({ name, head: refOf(name) })));
     });
   });
 });
