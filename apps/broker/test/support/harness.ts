@@ -93,7 +93,7 @@ export async function startHarness(
 
 /** An execute request for a workspace effect, with overrides. */
 export function executeRequest(
-  over: Partial<RequestOf<'broker.effect.execute'>> & {
+  over: Partial<Omit<RequestOf<'broker.effect.execute'>, 'effect'>> & {
     effect?: Partial<RequestOf<'broker.effect.execute'>['effect']>;
   },
 ): RequestOf<'broker.effect.execute'> {
