@@ -20,7 +20,12 @@ import { ResolveSession } from './sessions/resolve-session.js';
 import { RevokeSession } from './sessions/revoke-session.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
-import { BROKER_SETTINGS, HANDLERS, type BrokerSettings, type HandlerRegistry } from './settings.js';
+import {
+  BROKER_SETTINGS,
+  HANDLERS,
+  type BrokerSettings,
+  type HandlerRegistry,
+} from './settings.js';
 
 /** What the broker module is wired with (all resolved by startBroker). */
 export interface BrokerModuleOptions {
@@ -37,7 +42,13 @@ export class BrokerModule {
   static register(options: BrokerModuleOptions): DynamicModule {
     return {
       module: BrokerModule,
-      controllers: [SessionsController, EpisodesController, EffectsController, ObjectsController, HealthController],
+      controllers: [
+        SessionsController,
+        EpisodesController,
+        EffectsController,
+        ObjectsController,
+        HealthController,
+      ],
       providers: [
         { provide: DATABASE, useValue: options.database },
         { provide: RPC, useValue: options.rpc },

@@ -26,7 +26,13 @@ export {
   type SessionResolution,
   type CredentialResolution,
 } from './sessions/resolve-session.js';
-export { renderPolicy, tomlString, FS_DENY_WRITE, type PolicyInput, type RenderedPolicy } from './policy/render-policy.js';
+export {
+  renderPolicy,
+  tomlString,
+  FS_DENY_WRITE,
+  type PolicyInput,
+  type RenderedPolicy,
+} from './policy/render-policy.js';
 export {
   HandlerInputError,
   payloadString,
@@ -45,6 +51,11 @@ export {
   type Resolution,
   type FileVerb,
 } from './handlers/confinement.js';
-export { workspaceHandlers, workspaceRead, workspaceWrite, WORKTREE_SCOPE } from './handlers/workspace.js';
+export {
+  workspaceHandlers,
+  workspaceRead,
+  workspaceWrite,
+  WORKTREE_SCOPE,
+} from './handlers/workspace.js';
 export { writeFileAtomic } from './handlers/atomic-write.js';
 export { BROKER_TOOL_REF, BROKER_VERSION } from './handlers/tool-identity.js';

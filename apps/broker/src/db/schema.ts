@@ -153,7 +153,10 @@ export const effectRecords = broker.table(
        OR (${t.allowed} AND ${t.failed} AND ${t.denial} = '' AND ${t.budgetAfter} = ${t.budgetBefore} - ${t.cost} AND ${t.resultRef} = '')
        OR (NOT ${t.allowed} AND NOT ${t.failed} AND ${t.denial} IN ('denied:effect-name', 'denied:scope', 'denied:expired', 'denied:budget') AND ${t.budgetAfter} = ${t.budgetBefore} AND ${t.resultRef} = '')`,
     ),
-    check('effect_records_nonnegative', sql`${t.cost} >= 0 AND ${t.budgetBefore} >= 0 AND ${t.budgetAfter} >= 0`),
+    check(
+      'effect_records_nonnegative',
+      sql`${t.cost} >= 0 AND ${t.budgetBefore} >= 0 AND ${t.budgetAfter} >= 0`,
+    ),
     index('effect_records_invocation_idx').on(t.invocationId),
   ],
 );

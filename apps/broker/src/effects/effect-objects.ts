@@ -1,5 +1,10 @@
 import { makeJsonObject, type WorldObject } from '@world/canonical';
-import { BROKER_PROVENANCE, SEMANTIC_IDS, type DenialLabel, type EffectRecord } from '@world/contracts';
+import {
+  BROKER_PROVENANCE,
+  SEMANTIC_IDS,
+  type DenialLabel,
+  type EffectRecord,
+} from '@world/contracts';
 
 /** What was asked: the fields of a `world/effect-request/v1` object. */
 export interface EffectRequestFields {
@@ -18,7 +23,13 @@ export interface EffectRequestFields {
  */
 export function effectRequestObject(fields: EffectRequestFields): WorldObject {
   const { effect, scope, cost, now, payload } = fields;
-  return makeJsonObject(SEMANTIC_IDS.effectRequest, BROKER_PROVENANCE, { effect, scope, cost, now, payload });
+  return makeJsonObject(SEMANTIC_IDS.effectRequest, BROKER_PROVENANCE, {
+    effect,
+    scope,
+    cost,
+    now,
+    payload,
+  });
 }
 
 /** The `world/effect-result/v1` object: the canonical JSON of the handler's output object. */
@@ -39,21 +50,63 @@ export type RecordArm =
  * denied — not allowed, not failed, the denial label, after = before, resultRef ''.
  * The payload is exactly the ten fields of `world/effect-record/v1`.
  */
-export function effectRecord(ask: { effect: string; scope: string; cost: number }, requestRef: string, arm: RecordArm): EffectRecord {
-  const base = { effect: ask.effect, scope: ask.scope, cost: ask.cost, budgetBefore: arm.budgetBefore, requestRef };
+export function effectRecord(
+  ask: { effect: string; scope: string; cost: number },
+  requestRef: string,
+  arm: RecordArm,
+): EffectRecord {
+  const base = {
+    effect: ask.effect,
+    scope: ask.scope,
+    cost: ask.cost,
+    budgetBefore: arm.budgetBefore,
+    requestRef,
+  };
   switch (arm.arm) {
     case 'succeeded':
-      return { ...base, budgetAfter: arm.budgetBefore - ask.cost, allowed: true, failed: false, denial: '', resultRef: arm.resultRef };
+      return {
+        ...base,
+        budgetAfter: arm.budgetBefore - ask.cost,
+        allowed: true,
+        failed: false,
+        denial: '',
+        resultRef: arm.resultRef,
+      };
     case 'failed':
-      return { ...base, budgetAfter: arm.budgetBefore - ask.cost, allowed: true, failed: true, denial: '', resultRef: '' };
+      return {
+        ...base,
+        budgetAfter: arm.budgetBefore - ask.cost,
+        allowed: true,
+        failed: true,
+        denial: '',
+        resultRef: '',
+      };
     case 'denied':
-      return { ...base, budgetAfter: arm.budgetBefore, allowed: false, failed: false, denial: arm.denial, resultRef: '' };
+      return {
+        ...base,
+        budgetAfter: arm.budgetBefore,
+        allowed: false,
+        failed: false,
+        denial: arm.denial,
+        resultRef: '',
+      };
   }
 }
 
 /** The `world/effect-record/v1` object of a record (canonical JSON, provenance host/broker). */
 export function effectRecordObject(record: EffectRecord): WorldObject {
-  const { effect, scope, cost, budgetBefore, budgetAfter, allowed, failed, denial, requestRef, resultRef } = record;
+  const {
+    effect,
+    scope,
+    cost,
+    budgetBefore,
+    budgetAfter,
+    allowed,
+    failed,
+    denial,
+    requestRef,
+    resultRef,
+  } = record;
   return makeJsonObject(SEMANTIC_IDS.effectRecord, BROKER_PROVENANCE, {
     effect,
     scope,

@@ -19,6 +19,8 @@ export class EffectsController {
 
   @MessagePattern('broker.effect.byInvocation')
   byInvocation(@Payload() data: unknown) {
-    return this.listInvocationEffects.execute(parseRequest('broker.effect.byInvocation', data).invocationId);
+    return this.listInvocationEffects.execute(
+      parseRequest('broker.effect.byInvocation', data).invocationId,
+    );
   }
 }

@@ -30,7 +30,14 @@ export type EffectStart =
   | {
       kind: 'allowed';
       objects: WorldObject[];
-      intent: { invocationId: string; effect: string; scope: string; cost: number; requestRef: string; logicalTime: number };
+      intent: {
+        invocationId: string;
+        effect: string;
+        scope: string;
+        cost: number;
+        requestRef: string;
+        logicalTime: number;
+      };
     };
 
 /** An intent with its outcome (null while indeterminate). */
@@ -139,7 +146,10 @@ export class EffectsRepository {
       .from(effectIntents)
       .leftJoin(
         effectOutcomes,
-        and(eq(effectOutcomes.episodeId, effectIntents.episodeId), eq(effectOutcomes.ordinal, effectIntents.ordinal)),
+        and(
+          eq(effectOutcomes.episodeId, effectIntents.episodeId),
+          eq(effectOutcomes.ordinal, effectIntents.ordinal),
+        ),
       )
       .where(where)
       .orderBy(asc(effectIntents.episodeId), asc(effectIntents.ordinal));
@@ -150,6 +160,11 @@ export class EffectsRepository {
 async function insertRecord(tx: Queryable, row: RecordRow): Promise<void> {
   await tx
     .insert(effectRecords)
-    .values({ ref: row.ref, episodeId: row.episodeId, invocationId: row.invocationId, ...row.record })
+    .values({
+      ref: row.ref,
+      episodeId: row.episodeId,
+      invocationId: row.invocationId,
+      ...row.record,
+    })
     .onConflictDoNothing();
 }

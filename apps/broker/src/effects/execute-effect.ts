@@ -18,8 +18,18 @@ import { PolicyFiles } from '../policy/policy-files.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { HANDLERS, type HandlerRegistry } from '../settings.js';
 import { decide } from './decide.js';
-import { effectRecord, effectRecordObject, effectRequestObject, effectResultObject } from './effect-objects.js';
-import { EffectsRepository, spendKey, type EffectStart, type RecordRow } from './effects.repository.js';
+import {
+  effectRecord,
+  effectRecordObject,
+  effectRequestObject,
+  effectResultObject,
+} from './effect-objects.js';
+import {
+  EffectsRepository,
+  spendKey,
+  type EffectStart,
+  type RecordRow,
+} from './effects.repository.js';
 
 const log = serviceLogger('broker');
 
@@ -65,10 +75,16 @@ export class ExecuteEffect {
     const handler = Object.hasOwn(this.handlers, effect) ? this.handlers[effect] : undefined;
     if (handler === undefined) throw new NoHandlerError();
     if ((request.fence === undefined) === (request.acquire === undefined)) {
-      throw new BadRequestError('broker.effect.execute: exactly one of fence and acquire is required');
+      throw new BadRequestError(
+        'broker.effect.execute: exactly one of fence and acquire is required',
+      );
     }
     const episode = await this.episodes.get(episodeId);
-    if (episode === null || episode.worktree === null || (await worktreeProblem(episode.worktree)) !== null) {
+    if (
+      episode === null ||
+      episode.worktree === null ||
+      (await worktreeProblem(episode.worktree)) !== null
+    ) {
       throw new NoHandlerError();
     }
     const worktree = episode.worktree;
@@ -77,7 +93,8 @@ export class ExecuteEffect {
       throw new SessionUnknownError();
     }
     const policy = await this.policies.ensure(episodeId, worktree);
-    const fence = request.fence ?? (await this.lease.acquire({ episodeId, ...request.acquire! })).fence;
+    const fence =
+      request.fence ?? (await this.lease.acquire({ episodeId, ...request.acquire! })).fence;
 
     const requestObject = effectRequestObject({ effect, scope, cost, now, payload });
     const ask = { effect, scope, cost };
@@ -92,7 +109,11 @@ export class ExecuteEffect {
       const decision = decide(views, { ...ask, now });
       budgetBefore = decision.remaining;
       if (!decision.allowed) {
-        const record = effectRecord(ask, requestObject.hash, { arm: 'denied', budgetBefore, denial: decision.label });
+        const record = effectRecord(ask, requestObject.hash, {
+          arm: 'denied',
+          budgetBefore,
+          denial: decision.label,
+        });
         const recordObject = effectRecordObject(record);
         return {
           kind: 'denied',
@@ -103,7 +124,14 @@ export class ExecuteEffect {
       return {
         kind: 'allowed',
         objects: [requestObject],
-        intent: { invocationId, effect, scope, cost, requestRef: requestObject.hash, logicalTime: now },
+        intent: {
+          invocationId,
+          effect,
+          scope,
+          cost,
+          requestRef: requestObject.hash,
+          logicalTime: now,
+        },
       };
     });
     if (start.kind === 'denied') {
@@ -118,21 +146,39 @@ export class ExecuteEffect {
     const written: WorldObject[] = [requestObject];
     if (ran.ok) {
       const resultObject = effectResultObject(ran.output);
-      const record = effectRecord(ask, requestObject.hash, { arm: 'succeeded', budgetBefore, resultRef: resultObject.hash });
+      const record = effectRecord(ask, requestObject.hash, {
+        arm: 'succeeded',
+        budgetBefore,
+        resultRef: resultObject.hash,
+      });
       const recordObject = effectRecordObject(record);
       row = { ref: recordObject.hash, episodeId, invocationId, record };
       written.push(resultObject, recordObject);
     } else {
-      log.warn({ invocationId, episodeId, ordinal, effect, reason: ran.reason }, 'effect handler failed');
+      log.warn(
+        { invocationId, episodeId, ordinal, effect, reason: ran.reason },
+        'effect handler failed',
+      );
       const record = effectRecord(ask, requestObject.hash, { arm: 'failed', budgetBefore });
       const recordObject = effectRecordObject(record);
       row = { ref: recordObject.hash, episodeId, invocationId, record };
       written.push(recordObject);
     }
-    await this.effects.finish(episodeId, ordinal!, written.slice(1), row, ran.ok ? 'succeeded' : 'failed', () =>
-      crashpoint('before-outcome'),
+    await this.effects.finish(
+      episodeId,
+      ordinal!,
+      written.slice(1),
+      row,
+      ran.ok ? 'succeeded' : 'failed',
+      () => crashpoint('before-outcome'),
     );
-    return reply(fence, ran.ok ? 'ok' : 'failed', row, ran.ok ? objectJson(written[1]!) : null, written);
+    return reply(
+      fence,
+      ran.ok ? 'ok' : 'failed',
+      row,
+      ran.ok ? objectJson(written[1]!) : null,
+      written,
+    );
   }
 
   /**
@@ -143,7 +189,9 @@ export class ExecuteEffect {
   private async runHandler(
     handler: EffectHandler,
     request: ExecuteRequest,
-    base: Omit<HandlerContext, 'deadline' | 'signal' | 'policy'> & { policy: HandlerContext['policy'] },
+    base: Omit<HandlerContext, 'deadline' | 'signal' | 'policy'> & {
+      policy: HandlerContext['policy'];
+    },
   ): Promise<HandlerRun> {
     const { effect, payload } = request.effect;
     const op = payload.op;
@@ -162,16 +210,28 @@ export class ExecuteEffect {
       }, request.handlerMs);
     });
     try {
-      const ctx: HandlerContext = { ...base, deadline: Date.now() + request.handlerMs, signal: controller.signal };
+      const ctx: HandlerContext = {
+        ...base,
+        deadline: Date.now() + request.handlerMs,
+        signal: controller.signal,
+      };
       const raw = await Promise.race([handler.run(payload, ctx), timeout]);
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
         return { ok: false, reason: 'handler output is not a JSON object' };
       }
-      if (Object.hasOwn(raw, 'world')) return { ok: false, reason: 'handler output carries the reserved key "world"' };
-      const output = { ...raw, tool: handler.tool ?? BROKER_TOOL_REF, policy_digest: base.policy.digest };
+      if (Object.hasOwn(raw, 'world'))
+        return { ok: false, reason: 'handler output carries the reserved key "world"' };
+      const output = {
+        ...raw,
+        tool: handler.tool ?? BROKER_TOOL_REF,
+        policy_digest: base.policy.digest,
+      };
       const bytes = canonicalBytes(output);
       if (bytes.length > INVOCATION_OUTPUT_MAX_BYTES) {
-        return { ok: false, reason: `handler output is ${bytes.length} bytes, over ${INVOCATION_OUTPUT_MAX_BYTES}` };
+        return {
+          ok: false,
+          reason: `handler output is ${bytes.length} bytes, over ${INVOCATION_OUTPUT_MAX_BYTES}`,
+        };
       }
       return { ok: true, output: JSON.parse(bytes.toString('utf8')) as Record<string, unknown> };
     } catch (err) {
@@ -189,5 +249,12 @@ function reply(
   output: Record<string, unknown> | null,
   objects: WorldObject[],
 ): ExecuteReply {
-  return { fence, status, recordRef: row.ref as ExecuteReply['recordRef'], record: row.record, output, objects: objects.map(toWireObject) };
+  return {
+    fence,
+    status,
+    recordRef: row.ref as ExecuteReply['recordRef'],
+    record: row.record,
+    output,
+    objects: objects.map(toWireObject),
+  };
 }

@@ -30,18 +30,26 @@ export class RecoverIntents {
   ) {}
 
   async execute(): Promise<IndeterminateIntent[]> {
-    const items = (await this.effects.indeterminate()).map(({ invocationId, episodeId, ordinal, effect, scope }) => ({
-      invocationId,
-      episodeId,
-      ordinal,
-      effect,
-      scope,
-    }));
+    const items = (await this.effects.indeterminate()).map(
+      ({ invocationId, episodeId, ordinal, effect, scope }) => ({
+        invocationId,
+        episodeId,
+        ordinal,
+        effect,
+        scope,
+      }),
+    );
     for (const item of items) {
-      log.warn({ ...item, replica: this.replica }, 'indeterminate effect intent: it may have run; it is not re-run');
+      log.warn(
+        { ...item, replica: this.replica },
+        'indeterminate effect intent: it may have run; it is not re-run',
+      );
     }
     for (let i = 0; i < items.length; i += PAGE_MAX) {
-      this.rpc.emit('broker.recovery', { replica: this.replica, items: items.slice(i, i + PAGE_MAX) });
+      this.rpc.emit('broker.recovery', {
+        replica: this.replica,
+        items: items.slice(i, i + PAGE_MAX),
+      });
     }
     return items;
   }

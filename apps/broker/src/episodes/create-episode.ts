@@ -1,6 +1,11 @@
 import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
-import { BadRequestError, NotFoundError, type ParsedRequestOf, type ReplyOf } from '@world/contracts';
+import {
+  BadRequestError,
+  NotFoundError,
+  type ParsedRequestOf,
+  type ReplyOf,
+} from '@world/contracts';
 import { serviceLogger } from '@world/runtime';
 import { PolicyFiles } from '../policy/policy-files.js';
 import { BROKER_SETTINGS, type BrokerSettings } from '../settings.js';
@@ -24,7 +29,9 @@ export class CreateEpisode {
     @Inject(BROKER_SETTINGS) private readonly settings: BrokerSettings,
   ) {}
 
-  async execute(request: ParsedRequestOf<'broker.episode.create'>): Promise<ReplyOf<'broker.episode.create'>> {
+  async execute(
+    request: ParsedRequestOf<'broker.episode.create'>,
+  ): Promise<ReplyOf<'broker.episode.create'>> {
     const { episodeId, source } = request;
     const worktree = join(this.settings.workspaceRoot, episodeId);
     const existing = await this.episodes.get(episodeId);
@@ -34,21 +41,27 @@ export class CreateEpisode {
       return { episodeId, worktree, created: false };
     }
     if (existing?.worktree != null) {
-      throw new BadRequestError(`episode "${episodeId}" is bound to another worktree: ${existing.worktree}`);
+      throw new BadRequestError(
+        `episode "${episodeId}" is bound to another worktree: ${existing.worktree}`,
+      );
     }
     await materializeWorktree(worktree, source);
     await this.checkReal(worktree);
     const bound = await this.episodes.bindWorktree(episodeId, worktree);
-    if (bound === 'taken') throw new BadRequestError(`worktree "${worktree}" belongs to another episode`);
-    if (bound === 'other') throw new BadRequestError(`episode "${episodeId}" is bound to another worktree`);
+    if (bound === 'taken')
+      throw new BadRequestError(`worktree "${worktree}" belongs to another episode`);
+    if (bound === 'other')
+      throw new BadRequestError(`episode "${episodeId}" is bound to another worktree`);
     await this.policies.ensure(episodeId, worktree);
-    if (bound === 'bound') log.info({ episodeId, worktree, source: source.kind }, 'episode created');
+    if (bound === 'bound')
+      log.info({ episodeId, worktree, source: source.kind }, 'episode created');
     return { episodeId, worktree, created: bound === 'bound' };
   }
 
   private async checkReal(worktree: string): Promise<void> {
     const problem = await worktreeProblem(worktree);
-    if (problem !== null) throw new BadRequestError(`worktree "${worktree}" is not a real directory: ${problem}`);
+    if (problem !== null)
+      throw new BadRequestError(`worktree "${worktree}" is not a real directory: ${problem}`);
   }
 }
 
@@ -59,7 +72,8 @@ export class GetEpisode {
 
   async execute(episodeId: string): Promise<ReplyOf<'broker.episode.get'>> {
     const row = await this.episodes.get(episodeId);
-    if (row === null || row.worktree === null) throw new NotFoundError(`episode "${episodeId}" not found`);
+    if (row === null || row.worktree === null)
+      throw new NotFoundError(`episode "${episodeId}" not found`);
     return { episodeId, worktree: row.worktree };
   }
 }

@@ -40,7 +40,10 @@ export class EpisodesRepository {
    */
   async bindWorktree(id: string, worktree: string): Promise<'bound' | 'same' | 'other' | 'taken'> {
     return this.database.db.transaction(async (tx) => {
-      const [owner] = await tx.select({ id: episodes.id }).from(episodes).where(eq(episodes.worktree, worktree));
+      const [owner] = await tx
+        .select({ id: episodes.id })
+        .from(episodes)
+        .where(eq(episodes.worktree, worktree));
       if (owner !== undefined && owner.id !== id) return 'taken';
       await tx.insert(episodes).values({ id }).onConflictDoNothing();
       const [row] = await tx.select().from(episodes).where(eq(episodes.id, id)).for('update');
@@ -55,11 +58,17 @@ export class EpisodesRepository {
    * Takes the lease when it is free or expired (now ≥ expiry): fence += 1 (DESIGN.md §2).
    * @returns the grant, or the current holder's expiry when the lease is held
    */
-  async tryAcquire(id: string, holder: string, ttlMs: number, now: number): Promise<LeaseGrant | { heldUntil: number }> {
+  async tryAcquire(
+    id: string,
+    holder: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<LeaseGrant | { heldUntil: number }> {
     return this.database.db.transaction(async (tx) => {
       await tx.insert(episodes).values({ id }).onConflictDoNothing();
       const row = (await EpisodesRepository.lock(tx, id))!;
-      const held = row.leaseHolder !== null && row.leaseExpiresAt !== null && now < row.leaseExpiresAt;
+      const held =
+        row.leaseHolder !== null && row.leaseExpiresAt !== null && now < row.leaseExpiresAt;
       if (held) return { heldUntil: row.leaseExpiresAt! };
       const fence = row.leaseFence + 1;
       const expiresAt = now + ttlMs;
@@ -72,12 +81,20 @@ export class EpisodesRepository {
   }
 
   /** Extends a lease held by holder+fence to now + ttl. @returns the new expiry, or null when not held so */
-  async renew(id: string, holder: string, fence: number, ttlMs: number, now: number): Promise<number | null> {
+  async renew(
+    id: string,
+    holder: string,
+    fence: number,
+    ttlMs: number,
+    now: number,
+  ): Promise<number | null> {
     const expiresAt = now + ttlMs;
     const rows = await this.database.db
       .update(episodes)
       .set({ leaseExpiresAt: expiresAt })
-      .where(and(eq(episodes.id, id), eq(episodes.leaseHolder, holder), eq(episodes.leaseFence, fence)))
+      .where(
+        and(eq(episodes.id, id), eq(episodes.leaseHolder, holder), eq(episodes.leaseFence, fence)),
+      )
       .returning({ id: episodes.id });
     return rows.length > 0 ? expiresAt : null;
   }
@@ -88,7 +105,13 @@ export class EpisodesRepository {
       const rows = await tx
         .update(episodes)
         .set({ leaseHolder: null, leaseExpiresAt: null })
-        .where(and(eq(episodes.id, id), eq(episodes.leaseHolder, holder), eq(episodes.leaseFence, fence)))
+        .where(
+          and(
+            eq(episodes.id, id),
+            eq(episodes.leaseHolder, holder),
+            eq(episodes.leaseFence, fence),
+          ),
+        )
         .returning({ id: episodes.id });
       if (rows.length === 0) return false;
       await tx.execute(sql`SELECT pg_notify(${LEASE_CHANNEL}, ${id})`);

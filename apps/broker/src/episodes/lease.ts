@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DeadlineExceededError, LEASE_POLL_MS, LeaseLostError, type ParsedRequestOf } from '@world/contracts';
+import {
+  DeadlineExceededError,
+  LEASE_POLL_MS,
+  LeaseLostError,
+  type ParsedRequestOf,
+} from '@world/contracts';
 import { EpisodesRepository, type LeaseGrant } from './episodes.repository.js';
 import { LeaseSignals } from './lease-signals.js';
 
@@ -28,7 +33,12 @@ export class EpisodeLease {
     try {
       while (true) {
         const now = Date.now();
-        const result = await this.episodes.tryAcquire(input.episodeId, input.holder, input.ttlMs, now);
+        const result = await this.episodes.tryAcquire(
+          input.episodeId,
+          input.holder,
+          input.ttlMs,
+          now,
+        );
         if ('fence' in result) return result;
         const left = deadline - Date.now();
         if (left <= 0) {
@@ -45,7 +55,13 @@ export class EpisodeLease {
 
   /** @throws LeaseLostError when holder+fence no longer hold the lease */
   async renew(input: ParsedRequestOf<'broker.episode.renew'>): Promise<{ expiresAt: number }> {
-    const expiresAt = await this.episodes.renew(input.episodeId, input.holder, input.fence, input.ttlMs, Date.now());
+    const expiresAt = await this.episodes.renew(
+      input.episodeId,
+      input.holder,
+      input.fence,
+      input.ttlMs,
+      Date.now(),
+    );
     if (expiresAt === null) throw new LeaseLostError(input.episodeId, input.fence);
     return { expiresAt };
   }

@@ -42,7 +42,10 @@ export async function materializeWorktree(worktree: string, source: EpisodeSourc
     if (!exists) await mkdir(worktree);
     return;
   }
-  if (exists) throw new BadRequestError(`worktree "${worktree}" already exists; remove it or use source "empty"`);
+  if (exists)
+    throw new BadRequestError(
+      `worktree "${worktree}" already exists; remove it or use source "empty"`,
+    );
   if (source.kind === 'copy') {
     const from = await realpath(resolve(source.dir)).catch(() => null);
     const info = from === null ? null : await lstat(from);
@@ -64,9 +67,19 @@ export async function materializeWorktree(worktree: string, source: EpisodeSourc
   }
   await mkdir(dirname(worktree), { recursive: true });
   try {
-    await git(repo, ['worktree', 'add', '--detach', '--', worktree, ...(source.ref === undefined ? [] : [source.ref])]);
+    await git(repo, [
+      'worktree',
+      'add',
+      '--detach',
+      '--',
+      worktree,
+      ...(source.ref === undefined ? [] : [source.ref]),
+    ]);
   } catch (err) {
-    const stderr = String((err as { stderr?: string }).stderr ?? '').trim().split('\n')[0] ?? '';
+    const stderr =
+      String((err as { stderr?: string }).stderr ?? '')
+        .trim()
+        .split('\n')[0] ?? '';
     throw new BadRequestError(`git worktree add failed: ${stderr || (err as Error).message}`);
   }
 }

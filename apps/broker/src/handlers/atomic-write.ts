@@ -18,9 +18,14 @@ const NEW_FILE_MODE = 0o666;
  */
 export async function writeFileAtomic(abs: string, data: Uint8Array, mode?: number): Promise<void> {
   const dir = dirname(abs);
-  const tmp = join(dir, `.${basename(abs)}.${randomBytes(ATOMIC_WRITE_SUFFIX_BYTES).toString('hex')}.tmp`);
+  const tmp = join(
+    dir,
+    `.${basename(abs)}.${randomBytes(ATOMIC_WRITE_SUFFIX_BYTES).toString('hex')}.tmp`,
+  );
   const existing = await stat(abs).catch(() => null);
-  const bits = mode ?? (existing !== null && existing.isFile() ? existing.mode & PERMISSION_BITS : NEW_FILE_MODE);
+  const bits =
+    mode ??
+    (existing !== null && existing.isFile() ? existing.mode & PERMISSION_BITS : NEW_FILE_MODE);
   try {
     const handle = await open(tmp, 'wx', bits);
     try {

@@ -40,8 +40,13 @@ export function isInside(root: string, candidate: string): boolean {
  * @param path the agent's path, relative to the worktree
  * @throws HandlerInputError for an empty path or one containing NUL (a malformed payload)
  */
-export async function resolveInWorktree(worktree: string, verb: FileVerb, path: string): Promise<Resolution> {
-  if (path === '' || path.includes('\0')) throw new HandlerInputError('payload field "path" must be a non-empty path');
+export async function resolveInWorktree(
+  worktree: string,
+  verb: FileVerb,
+  path: string,
+): Promise<Resolution> {
+  if (path === '' || path.includes('\0'))
+    throw new HandlerInputError('payload field "path" must be a non-empty path');
   const escape: Resolution = { ok: false, refused: escapeRefusal(verb, path, worktree) };
   if (isAbsolute(path)) return escape;
   const segments = normalizeSegments(path);
@@ -104,14 +109,20 @@ export function normalizeSegments(path: string): string[] | null {
  * (world-spec §8.2).
  */
 export function foldName(name: string): string {
-  return name.replace(/\u017f/g, 's').replace(/\u212a/g, 'k').toLowerCase();
+  return name
+    .replace(/\u017f/g, 's')
+    .replace(/\u212a/g, 'k')
+    .toLowerCase();
 }
 
 const DENIED_DIRS = FS_DENY_WRITE.filter((p) => p.endsWith('/**')).map((p) => ({
   name: p.slice(0, -'/**'.length),
   pattern: p,
 }));
-const DENIED_FILES = FS_DENY_WRITE.filter((p) => !p.endsWith('/**')).map((p) => ({ name: p, pattern: p }));
+const DENIED_FILES = FS_DENY_WRITE.filter((p) => !p.endsWith('/**')).map((p) => ({
+  name: p,
+  pattern: p,
+}));
 
 /**
  * The write rules of the rendered policy (world-spec §2.3, §3.2, §8.2), over a normalized
@@ -123,7 +134,11 @@ const DENIED_FILES = FS_DENY_WRITE.filter((p) => !p.endsWith('/**')).map((p) => 
  * @param path the agent's path as given (printed in the refusal)
  * @param segments the normalized segments (lexical, and again after symlink resolution)
  */
-export function writeRefusal(verb: FileVerb, path: string, segments: readonly string[]): string | null {
+export function writeRefusal(
+  verb: FileVerb,
+  path: string,
+  segments: readonly string[],
+): string | null {
   const folded = segments.map(foldName);
   if (folded.includes('.git')) return `${verb} ${path}: .git/ is read-only to the lane's tools`;
   const first = folded[0];

@@ -51,6 +51,7 @@ export class HandlerInputError extends Error {
  */
 export function payloadString(payload: Record<string, unknown>, key: string): string {
   const value = payload[key];
-  if (typeof value !== 'string') throw new HandlerInputError(`payload field "${key}" must be a string`);
+  if (typeof value !== 'string')
+    throw new HandlerInputError(`payload field "${key}" must be a string`);
   return value;
 }

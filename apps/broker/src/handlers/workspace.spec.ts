@@ -1,4 +1,13 @@
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { treeSnapshot } from '../../test/support/fs-snapshot.js';
@@ -52,55 +61,230 @@ afterAll(async () => {
 const escapes = (verb: string, p: string) => `${verb} ${p}: path "${p}" escapes sandbox "${ep}"`;
 
 describe('workspace handlers confine every path to the worktree (world-spec §3.1–§3.3, §4.4 (C), §8.2)', () => {
-  const rows: Array<[string, EffectHandler, Record<string, unknown>, () => string, 'ep' | 'pointer']> = [
-    ['an absolute path (§3.1)', workspaceRead, { op: 'read', path: '/etc/hosts' }, () => escapes('read', '/etc/hosts'), 'ep'],
-    ['a ../ escape at the handler level (§8.2)', workspaceRead, { op: 'read', path: '../x' }, () => escapes('read', '../x'), 'ep'],
-    ['a sibling episode sharing a name prefix via ../ (§8.2)', workspaceRead, { op: 'read', path: '../ep2/x' }, () => escapes('read', '../ep2/x'), 'ep'],
-    ['a sibling episode via a symlink (§2.1)', workspaceRead, { op: 'read', path: 'sib/x' }, () => escapes('read', 'sib/x'), 'ep'],
-    ['a symlinked file pointing outside (§8.2)', workspaceRead, { op: 'read', path: 'outfile' }, () => escapes('read', 'outfile'), 'ep'],
-    ['a symlinked directory pointing outside (§8.2)', workspaceRead, { op: 'read', path: 'out/secret.txt' }, () => escapes('read', 'out/secret.txt'), 'ep'],
-    ['a dangling symlink pointing outside', workspaceRead, { op: 'read', path: 'dangling' }, () => escapes('read', 'dangling'), 'ep'],
-    ['a write through a symlink pointing outside', workspaceWrite, { op: 'write', path: 'out/new.txt', content: 'x' }, () => escapes('write', 'out/new.txt'), 'ep'],
-    ['a write to a sibling episode via ../', workspaceWrite, { op: 'write', path: '../ep2/x', content: 'x' }, () => escapes('write', '../ep2/x'), 'ep'],
-    ['an edit of an absolute path', workspaceWrite, { op: 'edit', path: '/etc/hosts', old_text: 'a', new_text: 'b' }, () => escapes('edit', '/etc/hosts'), 'ep'],
-    ['a missing file (§3.1)', workspaceRead, { op: 'read', path: 'nope.ail' }, () => 'read nope.ail: openat nope.ail: no such file or directory', 'ep'],
-    ['a write to .git/config (§3.2)', workspaceWrite, { op: 'write', path: '.git/config', content: 'x' }, () => "write .git/config: .git/ is read-only to the lane's tools", 'ep'],
-    ['a write to .GIT/config (§8.2)', workspaceWrite, { op: 'write', path: '.GIT/config', content: 'x' }, () => "write .GIT/config: .git/ is read-only to the lane's tools", 'ep'],
-    ['an edit inside .git', workspaceWrite, { op: 'edit', path: '.git/config', old_text: 'core', new_text: 'x' }, () => "edit .git/config: .git/ is read-only to the lane's tools", 'ep'],
-    ['a write into .git through an in-worktree symlink', workspaceWrite, { op: 'write', path: 'g/config', content: 'x' }, () => "write g/config: .git/ is read-only to the lane's tools", 'ep'],
-    ['a write to the .git pointer file (§8.2)', workspaceWrite, { op: 'write', path: '.git', content: 'gitdir: /tmp\n' }, () => "write .git: .git/ is read-only to the lane's tools", 'pointer'],
-    ['a write to .ailang/x.ail (§3.2)', workspaceWrite, { op: 'write', path: '.ailang/x.ail', content: 'x' }, () => 'write .ailang/x.ail: matches fs_deny_write ".ailang/**" — read-only under this policy', 'ep'],
-    ['a write to .GitHub/x (case variant, §8.2)', workspaceWrite, { op: 'write', path: '.GitHub/x', content: 'x' }, () => 'write .GitHub/x: matches fs_deny_write ".github/**" — read-only under this policy', 'ep'],
-    ['a write to .CLAUDE/settings.json (§8.2)', workspaceWrite, { op: 'write', path: '.CLAUDE/settings.json', content: '{}' }, () => 'write .CLAUDE/settings.json: matches fs_deny_write ".claude/**" — read-only under this policy', 'ep'],
-    ['a write to .Pi/x (§8.2)', workspaceWrite, { op: 'write', path: '.Pi/x', content: 'x' }, () => 'write .Pi/x: matches fs_deny_write ".pi/**" — read-only under this policy', 'ep'],
-    ['a write to .gitmoduleſ with U+017F (APFS fold, §8.2)', workspaceWrite, { op: 'write', path: '.gitmodule\u017f', content: 'x' }, () => 'write .gitmodule\u017f: matches fs_deny_write ".gitmodules" — read-only under this policy', 'ep'],
-    ['a write to .GitAttributes (§8.2)', workspaceWrite, { op: 'write', path: '.GitAttributes', content: 'x' }, () => 'write .GitAttributes: matches fs_deny_write ".gitattributes" — read-only under this policy', 'ep'],
-    ['a write to ./.github/../.github/w.yml (normalized first)', workspaceWrite, { op: 'write', path: './.github/../.github/w.yml', content: 'x' }, () => 'write ./.github/../.github/w.yml: matches fs_deny_write ".github/**" — read-only under this policy', 'ep'],
-    ['an edit with 3 occurrences (§3.3)', workspaceWrite, { op: 'edit', path: 'three.txt', old_text: 'x', new_text: 'y' }, () => 'edit three.txt: old_text occurs 3 times; include more context so it is unique', 'ep'],
-    ['an edit whose old_text is absent (§3.3, em-dash U+2014)', workspaceWrite, { op: 'edit', path: 'hello.ail', old_text: 'nothing like this', new_text: 'y' }, () => 'edit hello.ail: old_text not found \u2014 the file may have changed; read it again', 'ep'],
-    ['an edit of a missing file', workspaceWrite, { op: 'edit', path: 'nope.ail', old_text: 'a', new_text: 'b' }, () => 'edit nope.ail: openat nope.ail: no such file or directory', 'ep'],
+  const rows: Array<
+    [string, EffectHandler, Record<string, unknown>, () => string, 'ep' | 'pointer']
+  > = [
+    [
+      'an absolute path (§3.1)',
+      workspaceRead,
+      { op: 'read', path: '/etc/hosts' },
+      () => escapes('read', '/etc/hosts'),
+      'ep',
+    ],
+    [
+      'a ../ escape at the handler level (§8.2)',
+      workspaceRead,
+      { op: 'read', path: '../x' },
+      () => escapes('read', '../x'),
+      'ep',
+    ],
+    [
+      'a sibling episode sharing a name prefix via ../ (§8.2)',
+      workspaceRead,
+      { op: 'read', path: '../ep2/x' },
+      () => escapes('read', '../ep2/x'),
+      'ep',
+    ],
+    [
+      'a sibling episode via a symlink (§2.1)',
+      workspaceRead,
+      { op: 'read', path: 'sib/x' },
+      () => escapes('read', 'sib/x'),
+      'ep',
+    ],
+    [
+      'a symlinked file pointing outside (§8.2)',
+      workspaceRead,
+      { op: 'read', path: 'outfile' },
+      () => escapes('read', 'outfile'),
+      'ep',
+    ],
+    [
+      'a symlinked directory pointing outside (§8.2)',
+      workspaceRead,
+      { op: 'read', path: 'out/secret.txt' },
+      () => escapes('read', 'out/secret.txt'),
+      'ep',
+    ],
+    [
+      'a dangling symlink pointing outside',
+      workspaceRead,
+      { op: 'read', path: 'dangling' },
+      () => escapes('read', 'dangling'),
+      'ep',
+    ],
+    [
+      'a write through a symlink pointing outside',
+      workspaceWrite,
+      { op: 'write', path: 'out/new.txt', content: 'x' },
+      () => escapes('write', 'out/new.txt'),
+      'ep',
+    ],
+    [
+      'a write to a sibling episode via ../',
+      workspaceWrite,
+      { op: 'write', path: '../ep2/x', content: 'x' },
+      () => escapes('write', '../ep2/x'),
+      'ep',
+    ],
+    [
+      'an edit of an absolute path',
+      workspaceWrite,
+      { op: 'edit', path: '/etc/hosts', old_text: 'a', new_text: 'b' },
+      () => escapes('edit', '/etc/hosts'),
+      'ep',
+    ],
+    [
+      'a missing file (§3.1)',
+      workspaceRead,
+      { op: 'read', path: 'nope.ail' },
+      () => 'read nope.ail: openat nope.ail: no such file or directory',
+      'ep',
+    ],
+    [
+      'a write to .git/config (§3.2)',
+      workspaceWrite,
+      { op: 'write', path: '.git/config', content: 'x' },
+      () => "write .git/config: .git/ is read-only to the lane's tools",
+      'ep',
+    ],
+    [
+      'a write to .GIT/config (§8.2)',
+      workspaceWrite,
+      { op: 'write', path: '.GIT/config', content: 'x' },
+      () => "write .GIT/config: .git/ is read-only to the lane's tools",
+      'ep',
+    ],
+    [
+      'an edit inside .git',
+      workspaceWrite,
+      { op: 'edit', path: '.git/config', old_text: 'core', new_text: 'x' },
+      () => "edit .git/config: .git/ is read-only to the lane's tools",
+      'ep',
+    ],
+    [
+      'a write into .git through an in-worktree symlink',
+      workspaceWrite,
+      { op: 'write', path: 'g/config', content: 'x' },
+      () => "write g/config: .git/ is read-only to the lane's tools",
+      'ep',
+    ],
+    [
+      'a write to the .git pointer file (§8.2)',
+      workspaceWrite,
+      { op: 'write', path: '.git', content: 'gitdir: /tmp\n' },
+      () => "write .git: .git/ is read-only to the lane's tools",
+      'pointer',
+    ],
+    [
+      'a write to .ailang/x.ail (§3.2)',
+      workspaceWrite,
+      { op: 'write', path: '.ailang/x.ail', content: 'x' },
+      () => 'write .ailang/x.ail: matches fs_deny_write ".ailang/**" — read-only under this policy',
+      'ep',
+    ],
+    [
+      'a write to .GitHub/x (case variant, §8.2)',
+      workspaceWrite,
+      { op: 'write', path: '.GitHub/x', content: 'x' },
+      () => 'write .GitHub/x: matches fs_deny_write ".github/**" — read-only under this policy',
+      'ep',
+    ],
+    [
+      'a write to .CLAUDE/settings.json (§8.2)',
+      workspaceWrite,
+      { op: 'write', path: '.CLAUDE/settings.json', content: '{}' },
+      () =>
+        'write .CLAUDE/settings.json: matches fs_deny_write ".claude/**" — read-only under this policy',
+      'ep',
+    ],
+    [
+      'a write to .Pi/x (§8.2)',
+      workspaceWrite,
+      { op: 'write', path: '.Pi/x', content: 'x' },
+      () => 'write .Pi/x: matches fs_deny_write ".pi/**" — read-only under this policy',
+      'ep',
+    ],
+    [
+      'a write to .gitmoduleſ with U+017F (APFS fold, §8.2)',
+      workspaceWrite,
+      { op: 'write', path: '.gitmodule\u017f', content: 'x' },
+      () =>
+        'write .gitmodule\u017f: matches fs_deny_write ".gitmodules" — read-only under this policy',
+      'ep',
+    ],
+    [
+      'a write to .GitAttributes (§8.2)',
+      workspaceWrite,
+      { op: 'write', path: '.GitAttributes', content: 'x' },
+      () =>
+        'write .GitAttributes: matches fs_deny_write ".gitattributes" — read-only under this policy',
+      'ep',
+    ],
+    [
+      'a write to ./.github/../.github/w.yml (normalized first)',
+      workspaceWrite,
+      { op: 'write', path: './.github/../.github/w.yml', content: 'x' },
+      () =>
+        'write ./.github/../.github/w.yml: matches fs_deny_write ".github/**" — read-only under this policy',
+      'ep',
+    ],
+    [
+      'an edit with 3 occurrences (§3.3)',
+      workspaceWrite,
+      { op: 'edit', path: 'three.txt', old_text: 'x', new_text: 'y' },
+      () => 'edit three.txt: old_text occurs 3 times; include more context so it is unique',
+      'ep',
+    ],
+    [
+      'an edit whose old_text is absent (§3.3, em-dash U+2014)',
+      workspaceWrite,
+      { op: 'edit', path: 'hello.ail', old_text: 'nothing like this', new_text: 'y' },
+      () => 'edit hello.ail: old_text not found \u2014 the file may have changed; read it again',
+      'ep',
+    ],
+    [
+      'an edit of a missing file',
+      workspaceWrite,
+      { op: 'edit', path: 'nope.ail', old_text: 'a', new_text: 'b' },
+      () => 'edit nope.ail: openat nope.ail: no such file or directory',
+      'ep',
+    ],
   ];
 
-  it.each(rows)('refuses %s with the exact string and leaves the file system unchanged', async (_name, handler, payload, expected, which) => {
-    const before = await treeSnapshot(root);
-    const out = await handler.run(payload, which === 'pointer' ? pointerCtx : ctx);
-    expect(out).toEqual({ ok: false, refused: expected() });
-    expect(await treeSnapshot(root)).toEqual(before);
-  });
+  it.each(rows)(
+    'refuses %s with the exact string and leaves the file system unchanged',
+    async (_name, handler, payload, expected, which) => {
+      const before = await treeSnapshot(root);
+      const out = await handler.run(payload, which === 'pointer' ? pointerCtx : ctx);
+      expect(out).toEqual({ ok: false, refused: expected() });
+      expect(await treeSnapshot(root)).toEqual(before);
+    },
+  );
 
   it('reads a file inside the worktree', async () => {
-    await expect(workspaceRead.run({ op: 'read', path: 'hello.ail' }, ctx)).resolves.toEqual({ ok: true, content: 'module hello\n' });
+    await expect(workspaceRead.run({ op: 'read', path: 'hello.ail' }, ctx)).resolves.toEqual({
+      ok: true,
+      content: 'module hello\n',
+    });
   });
 
   it('reads .git (only writes are refused there)', async () => {
-    await expect(workspaceRead.run({ op: 'read', path: '.git/config' }, ctx)).resolves.toEqual({ ok: true, content: '[core]\n' });
+    await expect(workspaceRead.run({ op: 'read', path: '.git/config' }, ctx)).resolves.toEqual({
+      ok: true,
+      content: '[core]\n',
+    });
   });
 
   it('writes atomically, creating parent directories and leaving no temporary file', async () => {
-    await expect(workspaceWrite.run({ op: 'write', path: 'notes/todo.txt', content: 'first line\n' }, ctx)).resolves.toEqual({ ok: true });
+    await expect(
+      workspaceWrite.run({ op: 'write', path: 'notes/todo.txt', content: 'first line\n' }, ctx),
+    ).resolves.toEqual({ ok: true });
     expect(await readFile(join(ep, 'notes', 'todo.txt'), 'utf8')).toBe('first line\n');
     expect(await readdir(join(ep, 'notes'))).toEqual(['todo.txt']);
-    await expect(workspaceWrite.run({ op: 'write', path: 'notes/todo.txt', content: 'second\n' }, ctx)).resolves.toEqual({ ok: true });
+    await expect(
+      workspaceWrite.run({ op: 'write', path: 'notes/todo.txt', content: 'second\n' }, ctx),
+    ).resolves.toEqual({ ok: true });
     expect(await readFile(join(ep, 'notes', 'todo.txt'), 'utf8')).toBe('second\n');
     expect(await readdir(join(ep, 'notes'))).toEqual(['todo.txt']);
   });
@@ -118,7 +302,9 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
   it('refuses a write onto a directory and removes its temporary file', async () => {
     await mkdir(join(ep, 'adir'));
     const before = await treeSnapshot(root);
-    await expect(workspaceWrite.run({ op: 'write', path: 'adir', content: 'x' }, ctx)).resolves.toEqual({
+    await expect(
+      workspaceWrite.run({ op: 'write', path: 'adir', content: 'x' }, ctx),
+    ).resolves.toEqual({
       ok: false,
       refused: 'write adir: open adir: is a directory',
     });
@@ -126,7 +312,9 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
   });
 
   it('fails (throws) on a payload without a string path', async () => {
-    await expect(workspaceRead.run({ op: 'read', path: 7 }, ctx)).rejects.toThrow('payload field "path" must be a string');
+    await expect(workspaceRead.run({ op: 'read', path: 7 }, ctx)).rejects.toThrow(
+      'payload field "path" must be a string',
+    );
   });
 });
 
@@ -152,7 +340,10 @@ describe('path rules (world-spec §2.3, §8.2)', () => {
   });
 
   it.each([
-    [['.github'], 'write .github: matches fs_deny_write ".github/**" — read-only under this policy'],
+    [
+      ['.github'],
+      'write .github: matches fs_deny_write ".github/**" — read-only under this policy',
+    ],
     [['sub', '.git', 'hooks'], "write sub/.git/hooks: .git/ is read-only to the lane's tools"],
     [['sub', '.gitmodules'], null],
     [['.githubx', 'a'], null],

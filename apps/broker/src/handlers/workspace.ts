@@ -2,8 +2,18 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { INVOCATION_OUTPUT_MAX_BYTES } from '@world/contracts';
 import { writeFileAtomic } from './atomic-write.js';
-import { normalizeSegments, resolveInWorktree, writeRefusal, type FileVerb } from './confinement.js';
-import { payloadString, type EffectHandler, type HandlerContext, type HandlerOutput } from './registry.js';
+import {
+  normalizeSegments,
+  resolveInWorktree,
+  writeRefusal,
+  type FileVerb,
+} from './confinement.js';
+import {
+  payloadString,
+  type EffectHandler,
+  type HandlerContext,
+  type HandlerOutput,
+} from './registry.js';
 
 /** The symbolic scope every workspace tool asks for (world-spec §2.7, §3.0). */
 export const WORKTREE_SCOPE = 'worktree';
@@ -20,7 +30,9 @@ export const workspaceRead: EffectHandler = {
       const info = await stat(where.abs);
       if (info.isDirectory()) return refuse(`read ${path}: read ${path}: is a directory`);
       if (info.size > INVOCATION_OUTPUT_MAX_BYTES) {
-        return refuse(`read ${path}: file is ${info.size} bytes; at most ${INVOCATION_OUTPUT_MAX_BYTES} can be read`);
+        return refuse(
+          `read ${path}: file is ${info.size} bytes; at most ${INVOCATION_OUTPUT_MAX_BYTES} can be read`,
+        );
       }
       const content = await readFile(where.abs, 'utf8');
       return { ok: true, content };
@@ -55,10 +67,19 @@ export const workspaceWrite: EffectHandler = {
       }
       const before = await readFile(target, 'utf8');
       const count = occurrences(before, oldText);
-      if (count === 0) return refuse(`edit ${path}: old_text not found — the file may have changed; read it again`);
-      if (count > 1) return refuse(`edit ${path}: old_text occurs ${count} times; include more context so it is unique`);
+      if (count === 0)
+        return refuse(
+          `edit ${path}: old_text not found — the file may have changed; read it again`,
+        );
+      if (count > 1)
+        return refuse(
+          `edit ${path}: old_text occurs ${count} times; include more context so it is unique`,
+        );
       const at = before.indexOf(oldText);
-      await writeFileAtomic(target, Buffer.from(before.slice(0, at) + newText + before.slice(at + oldText.length), 'utf8'));
+      await writeFileAtomic(
+        target,
+        Buffer.from(before.slice(0, at) + newText + before.slice(at + oldText.length), 'utf8'),
+      );
       return { ok: true };
     } catch (err) {
       return refuse(fileErrorText(op, path, op === 'write' ? 'open' : 'openat', err));
@@ -71,7 +92,11 @@ export function workspaceHandlers(): Record<string, EffectHandler> {
   return { 'Workspace.Read': workspaceRead, 'Workspace.Write': workspaceWrite };
 }
 
-async function writableTarget(ctx: HandlerContext, verb: FileVerb, path: string): Promise<string | HandlerOutput> {
+async function writableTarget(
+  ctx: HandlerContext,
+  verb: FileVerb,
+  path: string,
+): Promise<string | HandlerOutput> {
   const lexical = normalizeSegments(path);
   if (lexical !== null && !path.startsWith('/')) {
     const early = writeRefusal(verb, path, lexical);

@@ -31,7 +31,14 @@ export class ObjectsRepository {
     if (items.length === 0) return;
     await tx
       .insert(objects)
-      .values(items.map((o) => ({ ref: o.hash, semanticId: o.semanticId, provenance: o.provenance, payload: o.payload })))
+      .values(
+        items.map((o) => ({
+          ref: o.hash,
+          semanticId: o.semanticId,
+          provenance: o.provenance,
+          payload: o.payload,
+        })),
+      )
       .onConflictDoNothing();
   }
 }

@@ -4,7 +4,10 @@ import { renderPolicy, tomlString } from './render-policy.js';
 
 describe('renderPolicy (world-spec §7.6, world-internals §8.2)', () => {
   it('renders the restricted policy with the worktree as sandbox and the derived timeout', () => {
-    const { text, digest } = renderPolicy({ worktree: '/ws/ep1', timeoutMs: deadlineTable().policyTimeoutMs });
+    const { text, digest } = renderPolicy({
+      worktree: '/ws/ep1',
+      timeoutMs: deadlineTable().policyTimeoutMs,
+    });
     expect(text).toBe(
       [
         'security_mode = "restricted"',
@@ -39,7 +42,11 @@ describe('renderPolicy (world-spec §7.6, world-internals §8.2)', () => {
   });
 
   it('refuses a relative sandbox and a non-positive timeout', () => {
-    expect(() => renderPolicy({ worktree: 'ws/a', timeoutMs: 8000 })).toThrow('fs_sandbox must be absolute, got ws/a');
-    expect(() => renderPolicy({ worktree: '/ws/a', timeoutMs: 0 })).toThrow('policy timeout must be a positive integer, got 0');
+    expect(() => renderPolicy({ worktree: 'ws/a', timeoutMs: 8000 })).toThrow(
+      'fs_sandbox must be absolute, got ws/a',
+    );
+    expect(() => renderPolicy({ worktree: '/ws/a', timeoutMs: 0 })).toThrow(
+      'policy timeout must be a positive integer, got 0',
+    );
   });
 });

@@ -40,7 +40,8 @@ export function renderPolicy(input: PolicyInput): RenderedPolicy {
   if (!Number.isInteger(input.timeoutMs) || input.timeoutMs <= 0) {
     throw new RangeError(`policy timeout must be a positive integer, got ${input.timeoutMs}`);
   }
-  if (!input.worktree.startsWith('/')) throw new RangeError(`fs_sandbox must be absolute, got ${input.worktree}`);
+  if (!input.worktree.startsWith('/'))
+    throw new RangeError(`fs_sandbox must be absolute, got ${input.worktree}`);
   const text = [
     `security_mode = ${tomlString('restricted')}`,
     `allowed_caps = [${['IO', 'FS'].map(tomlString).join(', ')}]`,
@@ -66,7 +67,8 @@ export function tomlString(value: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\t') out += '\\t';
     else if (ch === '\r') out += '\\r';
-    else if (code < CONTROL_END || code === DELETE) out += `\\u${code.toString(HEX).padStart(UNICODE_ESCAPE_WIDTH, '0')}`;
+    else if (code < CONTROL_END || code === DELETE)
+      out += `\\u${code.toString(HEX).padStart(UNICODE_ESCAPE_WIDTH, '0')}`;
     else out += ch;
   }
   return `${out}"`;

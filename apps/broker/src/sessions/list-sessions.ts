@@ -8,7 +8,10 @@ import { SessionsRepository } from './sessions.repository.js';
 export class ListSessions {
   constructor(private readonly sessions: SessionsRepository) {}
 
-  async execute(episodeId: string | undefined, now: number): Promise<ReplyOf<'broker.session.list'>> {
+  async execute(
+    episodeId: string | undefined,
+    now: number,
+  ): Promise<ReplyOf<'broker.session.list'>> {
     const rows = await this.sessions.list(episodeId, PAGE_MAX);
     return {
       items: rows.map((row) => ({

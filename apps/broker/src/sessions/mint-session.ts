@@ -20,12 +20,26 @@ export class MintSession {
   constructor(private readonly sessions: SessionsRepository) {}
 
   /** @param now epoch ms of the mint */
-  async execute(request: ParsedRequestOf<'broker.session.mint'>, now: number): Promise<ReplyOf<'broker.session.mint'>> {
+  async execute(
+    request: ParsedRequestOf<'broker.session.mint'>,
+    now: number,
+  ): Promise<ReplyOf<'broker.session.mint'>> {
     const token = randomBytes(SESSION_TOKEN_BYTES).toString('hex');
     const credentialId = credentialIdOf(token);
     const expiresAt = now + request.ttlSeconds * MS_PER_SECOND;
-    const grants = request.grants.map((g) => ({ effect: g.effect, scope: g.scope, budget: g.budget, expiresAt }));
-    await this.sessions.insert({ credentialId, episodeId: request.episodeId, createdAt: now, expiresAt, grants });
+    const grants = request.grants.map((g) => ({
+      effect: g.effect,
+      scope: g.scope,
+      budget: g.budget,
+      expiresAt,
+    }));
+    await this.sessions.insert({
+      credentialId,
+      episodeId: request.episodeId,
+      createdAt: now,
+      expiresAt,
+      grants,
+    });
     return { credentialId, episodeId: request.episodeId, grants, createdAt: now, expiresAt, token };
   }
 }

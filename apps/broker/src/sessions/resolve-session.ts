@@ -7,7 +7,8 @@ import { SessionsRepository, type SessionRow } from './sessions.repository.js';
 export type CredentialResolution = ReplyOf<'broker.session.resolve'>;
 
 /** Every way an Authorization header can resolve (world-spec §2.2, §6.1). */
-export type SessionResolution = CredentialResolution | { status: 'absent' } | { status: 'malformed' };
+export type SessionResolution =
+  CredentialResolution | { status: 'absent' } | { status: 'malformed' };
 
 /**
  * Classifies a stored session at `now` (epoch ms): none → unknown; revoked → revoked;

@@ -23,16 +23,25 @@ export class SessionsController {
 
   @MessagePattern('broker.session.resolve')
   resolve(@Payload() data: unknown) {
-    return this.resolveSession.execute(parseRequest('broker.session.resolve', data).credentialId, Date.now());
+    return this.resolveSession.execute(
+      parseRequest('broker.session.resolve', data).credentialId,
+      Date.now(),
+    );
   }
 
   @MessagePattern('broker.session.revoke')
   revoke(@Payload() data: unknown) {
-    return this.revokeSession.execute(parseRequest('broker.session.revoke', data).credentialId, Date.now());
+    return this.revokeSession.execute(
+      parseRequest('broker.session.revoke', data).credentialId,
+      Date.now(),
+    );
   }
 
   @MessagePattern('broker.session.list')
   list(@Payload() data: unknown) {
-    return this.listSessions.execute(parseRequest('broker.session.list', data).episodeId, Date.now());
+    return this.listSessions.execute(
+      parseRequest('broker.session.list', data).episodeId,
+      Date.now(),
+    );
   }
 }

@@ -51,7 +51,15 @@ export class SessionsRepository {
       .from(grants)
       .where(eq(grants.credentialId, credentialId))
       .orderBy(asc(grants.position));
-    return { ...row, grants: rows.map(({ effect, scope, budget, expiresAt }) => ({ effect, scope, budget, expiresAt })) };
+    return {
+      ...row,
+      grants: rows.map(({ effect, scope, budget, expiresAt }) => ({
+        effect,
+        scope,
+        budget,
+        expiresAt,
+      })),
+    };
   }
 
   /**
@@ -89,7 +97,15 @@ export class SessionsRepository {
         .from(grants)
         .where(eq(grants.credentialId, row.credentialId))
         .orderBy(asc(grants.position));
-      out.push({ ...row, grants: g.map(({ effect, scope, budget, expiresAt }) => ({ effect, scope, budget, expiresAt })) });
+      out.push({
+        ...row,
+        grants: g.map(({ effect, scope, budget, expiresAt }) => ({
+          effect,
+          scope,
+          budget,
+          expiresAt,
+        })),
+      });
     }
     return out;
   }

@@ -6,7 +6,15 @@ import { fileURLToPath } from 'node:url';
 import type { ParsedRequestOf } from '@world/contracts';
 import pg from 'pg';
 import { connectRpc, type RpcClient } from '@world/runtime';
-import { createTestDatabase, eventually, startNode, testNatsUrl, uniquePrefix, type TestDatabase, type TestProcess } from '@world/testing';
+import {
+  createTestDatabase,
+  eventually,
+  startNode,
+  testNatsUrl,
+  uniquePrefix,
+  type TestDatabase,
+  type TestProcess,
+} from '@world/testing';
 import { executeRequest } from '../support/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -35,7 +43,10 @@ describe('a broker killed between intent and outcome (world-internals §5.5, inc
   };
 
   beforeAll(async () => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (pnpm exec turbo run build --filter=@world/broker...)`);
+    if (!existsSync(MAIN))
+      throw new Error(
+        `${MAIN} is missing: build first (pnpm exec turbo run build --filter=@world/broker...)`,
+      );
     db = await createTestDatabase('broker_crash');
     home = await realpath(await mkdtemp(join(tmpdir(), 'broker-crash-')));
     rpc = await connectRpc({ kind: 'nats', url: testNatsUrl(), prefix }, 'crash-test');
@@ -53,11 +64,19 @@ describe('a broker killed between intent and outcome (world-internals §5.5, inc
 
   it('leaves an intent that the next start reports as indeterminate and never re-runs', async () => {
     const first = await start('crash-1', 'after-intent');
-    const { worktree } = await rpc.request('broker.episode.create', { episodeId: 'crash', source: { kind: 'empty' } }, opts);
+    const { worktree } = await rpc.request(
+      'broker.episode.create',
+      { episodeId: 'crash', source: { kind: 'empty' } },
+      opts,
+    );
     await writeFile(join(worktree, 'a.txt'), 'old\n');
     const session = await rpc.request(
       'broker.session.mint',
-      { episodeId: 'crash', grants: [{ effect: 'Workspace.Write', scope: 'worktree', budget: 5 }], ttlSeconds: 3600 },
+      {
+        episodeId: 'crash',
+        grants: [{ effect: 'Workspace.Write', scope: 'worktree', budget: 5 }],
+        ttlSeconds: 3600,
+      },
       opts,
     );
     const invocationId = 'mcp:crash:t1';
@@ -69,7 +88,10 @@ describe('a broker killed between intent and outcome (world-internals §5.5, inc
           credentialId: session.credentialId,
           episodeId: 'crash',
           acquire: { holder: 'planner-1', ttlMs: 60_000, waitMs: 0 },
-          effect: { effect: 'Workspace.Write', payload: { op: 'write', path: 'a.txt', content: 'new\n' } },
+          effect: {
+            effect: 'Workspace.Write',
+            payload: { op: 'write', path: 'a.txt', content: 'new\n' },
+          },
         }),
         { timeoutMs: 5_000 },
       )
@@ -82,23 +104,45 @@ describe('a broker killed between intent and outcome (world-internals §5.5, inc
     const off = rpc.subscribe('broker.recovery', (event) => reports.push(event));
     await rpc.ping();
     const second = await start('crash-2');
-    const expected = { invocationId, episodeId: 'crash', ordinal: 0, effect: 'Workspace.Write', scope: 'worktree' };
+    const expected = {
+      invocationId,
+      episodeId: 'crash',
+      ordinal: 0,
+      effect: 'Workspace.Write',
+      scope: 'worktree',
+    };
     await eventually(() => (reports.length > 0 ? true : undefined), 10_000, 'the recovery event');
     off();
     expect(reports).toEqual([{ replica: 'crash-2', items: [expected] }]);
     const line = second.lines.find((l) => l.includes('indeterminate effect intent'));
-    expect(JSON.parse(line!)).toMatchObject({ level: 40, service: 'broker', replica: 'crash-2', ...expected });
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 40,
+      service: 'broker',
+      replica: 'crash-2',
+      ...expected,
+    });
 
     expect(await readFile(join(worktree, 'a.txt'), 'utf8')).toBe('old\n');
-    await expect(rpc.request('broker.effect.byInvocation', { invocationId }, opts)).resolves.toEqual({
-      items: [{ ordinal: 0, effect: 'Workspace.Write', scope: 'worktree', cost: 1, status: 'indeterminate', recordRef: null }],
+    await expect(
+      rpc.request('broker.effect.byInvocation', { invocationId }, opts),
+    ).resolves.toEqual({
+      items: [
+        {
+          ordinal: 0,
+          effect: 'Workspace.Write',
+          scope: 'worktree',
+          cost: 1,
+          status: 'indeterminate',
+          recordRef: null,
+        },
+      ],
     });
 
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
       const { rows } = await client.query(
-        "SELECT (SELECT sum(spent) FROM broker.spend)::int AS spent, (SELECT sum(cost) FROM broker.effect_intents)::int AS intents, (SELECT count(*) FROM broker.effect_outcomes)::int AS outcomes",
+        'SELECT (SELECT sum(spent) FROM broker.spend)::int AS spent, (SELECT sum(cost) FROM broker.effect_intents)::int AS intents, (SELECT count(*) FROM broker.effect_outcomes)::int AS outcomes',
       );
       expect(rows).toEqual([{ spent: 1, intents: 1, outcomes: 0 }]);
     } finally {

@@ -10,7 +10,13 @@ import {
   type RequestOf,
 } from '@world/contracts';
 import { BROKER_TOOL_REF, renderPolicy, type EffectHandler } from '../../src/index.js';
-import { executeRequest, MODES, RPC_TIMEOUT_MS, startHarness, type Harness } from '../support/harness.js';
+import {
+  executeRequest,
+  MODES,
+  RPC_TIMEOUT_MS,
+  startHarness,
+  type Harness,
+} from '../support/harness.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };
 
@@ -36,8 +42,16 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
   /** A fresh episode with a session holding the given grants (textual budget per grant). */
   async function setup(grants: RequestOf<'broker.session.mint'>['grants'], ttlSeconds = 3600) {
     const episodeId = `ep${++episode}`;
-    const created = await h.rpc.request('broker.episode.create', { episodeId, source: { kind: 'empty' } }, opts);
-    const session = await h.rpc.request('broker.session.mint', { episodeId, grants, ttlSeconds }, opts);
+    const created = await h.rpc.request(
+      'broker.episode.create',
+      { episodeId, source: { kind: 'empty' } },
+      opts,
+    );
+    const session = await h.rpc.request(
+      'broker.session.mint',
+      { episodeId, grants, ttlSeconds },
+      opts,
+    );
     const lease = await h.rpc.request(
       'broker.episode.acquire',
       { episodeId, holder: 'setup', ttlMs: 60_000, waitMs: 0 },
@@ -53,13 +67,24 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
     await writeFile(join(worktree, 'a.txt'), 'hello\n');
     const reply = await h.rpc.request(
       'broker.effect.execute',
-      executeRequest({ invocationId: `mcp:${episodeId}:ok`, credentialId: session.credentialId, episodeId, fence, now: 1_000 }),
+      executeRequest({
+        invocationId: `mcp:${episodeId}:ok`,
+        credentialId: session.credentialId,
+        episodeId,
+        fence,
+        now: 1_000,
+      }),
       opts,
     );
     const policy = renderPolicy({ worktree, timeoutMs: 8000 });
     expect(reply.status).toBe('ok');
     expect(reply.fence).toBe(fence);
-    expect(reply.output).toEqual({ ok: true, content: 'hello\n', tool: BROKER_TOOL_REF, policy_digest: policy.digest });
+    expect(reply.output).toEqual({
+      ok: true,
+      content: 'hello\n',
+      tool: BROKER_TOOL_REF,
+      policy_digest: policy.digest,
+    });
     const [request, result, record] = reply.objects.map((o) => fromWireObject(o));
     expect(request!.semanticId).toBe('world/effect-request/v1');
     expect(request!.payload.toString()).toBe(
@@ -83,13 +108,32 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
       requestRef: request!.hash,
       resultRef: result!.hash,
     });
-    await expect(h.rpc.request('broker.effect.byInvocation', { invocationId: `mcp:${episodeId}:ok` }, opts)).resolves.toEqual({
-      items: [{ ordinal: 0, effect: 'Workspace.Read', scope: 'worktree', cost: 1, status: 'succeeded', recordRef: reply.recordRef }],
+    await expect(
+      h.rpc.request('broker.effect.byInvocation', { invocationId: `mcp:${episodeId}:ok` }, opts),
+    ).resolves.toEqual({
+      items: [
+        {
+          ordinal: 0,
+          effect: 'Workspace.Read',
+          scope: 'worktree',
+          cost: 1,
+          status: 'succeeded',
+          recordRef: reply.recordRef,
+        },
+      ],
     });
-    const served = await h.rpc.request('broker.object.get', { ref: reply.recordRef, payload: true }, opts);
+    const served = await h.rpc.request(
+      'broker.object.get',
+      { ref: reply.recordRef, payload: true },
+      opts,
+    );
     expect(Buffer.from(served.payload!, 'base64').equals(record!.payload)).toBe(true);
-    const spend = await h.rows(`SELECT effect, scope, spent FROM broker.spend WHERE episode_id = '${episodeId}'`);
-    expect(spend.map((r) => ({ ...r, spent: Number(r.spent) }))).toEqual([{ effect: 'Workspace.Read', scope: 'worktree', spent: 1 }]);
+    const spend = await h.rows(
+      `SELECT effect, scope, spent FROM broker.spend WHERE episode_id = '${episodeId}'`,
+    );
+    expect(spend.map((r) => ({ ...r, spent: Number(r.spent) }))).toEqual([
+      { effect: 'Workspace.Read', scope: 'worktree', spent: 1 },
+    ]);
   });
 
   it('writes the episode policy file (mode 0600, outside the workspace root) whose digest tools report', async () => {
@@ -103,7 +147,12 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
     const { episodeId, session, fence } = await setup([grant('Workspace.Read', 5)]);
     const reply = await h.rpc.request(
       'broker.effect.execute',
-      executeRequest({ credentialId: session.credentialId, episodeId, fence, effect: { payload: { op: 'read', path: '/etc/hosts' } } }),
+      executeRequest({
+        credentialId: session.credentialId,
+        episodeId,
+        fence,
+        effect: { payload: { op: 'read', path: '/etc/hosts' } },
+      }),
       opts,
     );
     expect(reply.status).toBe('ok');
@@ -114,28 +163,62 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
     expect(reply.record.budgetAfter).toBe(4);
   });
 
-  const denials: Array<[string, RequestOf<'broker.session.mint'>['grants'], Partial<RequestOf<'broker.effect.execute'>['effect']>, 'expire' | 'now', number]> = [
+  const denials: Array<
+    [
+      string,
+      RequestOf<'broker.session.mint'>['grants'],
+      Partial<RequestOf<'broker.effect.execute'>['effect']>,
+      'expire' | 'now',
+      number,
+    ]
+  > = [
     ['denied:effect-name', [grant('Workspace.Write', 5)], {}, 'now', 0],
     ['denied:scope', [grant('Workspace.Read', 5, 'elsewhere')], {}, 'now', 0],
     ['denied:expired', [grant('Workspace.Read', 5)], {}, 'expire', 5],
     ['denied:budget', [grant('Workspace.Read', 0)], {}, 'now', 0],
   ];
-  it.each(denials)('denies with %s and writes only its record: no intent, nothing spent', async (label, grants, effect, when, before) => {
-    const { episodeId, session, fence } = await setup(grants);
-    const counts = await h.counts();
-    const now = when === 'expire' ? session.expiresAt : session.createdAt;
-    const reply = await h.rpc.request(
-      'broker.effect.execute',
-      executeRequest({ invocationId: `mcp:${episodeId}:d`, credentialId: session.credentialId, episodeId, fence, now, effect }),
-      opts,
-    );
-    expect(reply.status).toBe('denied');
-    expect(reply.output).toBeNull();
-    expect(reply.record).toMatchObject({ allowed: false, failed: false, denial: label, budgetBefore: before, budgetAfter: before, resultRef: '' });
-    expect(reply.objects.map((o) => o.semanticId)).toEqual(['world/effect-request/v1', 'world/effect-record/v1']);
-    expect(await h.counts()).toEqual({ ...counts, objects: counts.objects! + 2, effect_records: counts.effect_records! + 1 });
-    await expect(h.rpc.request('broker.effect.byInvocation', { invocationId: `mcp:${episodeId}:d` }, opts)).resolves.toEqual({ items: [] });
-  });
+  it.each(denials)(
+    'denies with %s and writes only its record: no intent, nothing spent',
+    async (label, grants, effect, when, before) => {
+      const { episodeId, session, fence } = await setup(grants);
+      const counts = await h.counts();
+      const now = when === 'expire' ? session.expiresAt : session.createdAt;
+      const reply = await h.rpc.request(
+        'broker.effect.execute',
+        executeRequest({
+          invocationId: `mcp:${episodeId}:d`,
+          credentialId: session.credentialId,
+          episodeId,
+          fence,
+          now,
+          effect,
+        }),
+        opts,
+      );
+      expect(reply.status).toBe('denied');
+      expect(reply.output).toBeNull();
+      expect(reply.record).toMatchObject({
+        allowed: false,
+        failed: false,
+        denial: label,
+        budgetBefore: before,
+        budgetAfter: before,
+        resultRef: '',
+      });
+      expect(reply.objects.map((o) => o.semanticId)).toEqual([
+        'world/effect-request/v1',
+        'world/effect-record/v1',
+      ]);
+      expect(await h.counts()).toEqual({
+        ...counts,
+        objects: counts.objects! + 2,
+        effect_records: counts.effect_records! + 1,
+      });
+      await expect(
+        h.rpc.request('broker.effect.byInvocation', { invocationId: `mcp:${episodeId}:d` }, opts),
+      ).resolves.toEqual({ items: [] });
+    },
+  );
 
   it('records a failing handler as failed: spend stands at 1, result ref empty (incident 2)', async () => {
     const { episodeId, session, fence } = await setup([grant('Test.Fail', 3)]);
@@ -152,12 +235,35 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
     );
     expect(reply.status).toBe('failed');
     expect(reply.output).toBeNull();
-    expect(reply.record).toMatchObject({ allowed: true, failed: true, denial: '', budgetBefore: 3, budgetAfter: 2, resultRef: '' });
-    expect(reply.objects.map((o) => o.semanticId)).toEqual(['world/effect-request/v1', 'world/effect-record/v1']);
-    const [spend] = await h.rows<{ spent: string }>(`SELECT spent FROM broker.spend WHERE episode_id = '${episodeId}'`);
+    expect(reply.record).toMatchObject({
+      allowed: true,
+      failed: true,
+      denial: '',
+      budgetBefore: 3,
+      budgetAfter: 2,
+      resultRef: '',
+    });
+    expect(reply.objects.map((o) => o.semanticId)).toEqual([
+      'world/effect-request/v1',
+      'world/effect-record/v1',
+    ]);
+    const [spend] = await h.rows<{ spent: string }>(
+      `SELECT spent FROM broker.spend WHERE episode_id = '${episodeId}'`,
+    );
     expect(Number(spend!.spent)).toBe(1);
-    await expect(h.rpc.request('broker.effect.byInvocation', { invocationId: `mcp:${episodeId}:f` }, opts)).resolves.toEqual({
-      items: [{ ordinal: 0, effect: 'Test.Fail', scope: 'worktree', cost: 1, status: 'failed', recordRef: reply.recordRef }],
+    await expect(
+      h.rpc.request('broker.effect.byInvocation', { invocationId: `mcp:${episodeId}:f` }, opts),
+    ).resolves.toEqual({
+      items: [
+        {
+          ordinal: 0,
+          effect: 'Test.Fail',
+          scope: 'worktree',
+          cost: 1,
+          status: 'failed',
+          recordRef: reply.recordRef,
+        },
+      ],
     });
   });
 
@@ -166,7 +272,12 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
     await writeFile(join(worktree, 'a.txt'), 'keep\n');
     const reply = await h.rpc.request(
       'broker.effect.execute',
-      executeRequest({ credentialId: session.credentialId, episodeId, fence, effect: { payload: { op: 'write', path: 'a.txt', content: 'x' } } }),
+      executeRequest({
+        credentialId: session.credentialId,
+        episodeId,
+        fence,
+        effect: { payload: { op: 'write', path: 'a.txt', content: 'x' } },
+      }),
       opts,
     );
     expect(reply.status).toBe('failed');
@@ -175,7 +286,14 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
   });
 
   it('refuses an illegal record row with the three-arm CHECK constraint (world-internals §5.2)', async () => {
-    const insert = (allowed: boolean, failed: boolean, denial: string, before: number, after: number, result: string) =>
+    const insert = (
+      allowed: boolean,
+      failed: boolean,
+      denial: string,
+      before: number,
+      after: number,
+      result: string,
+    ) =>
       h.rows(
         `INSERT INTO broker.effect_records VALUES ('sha256:${refOf(`${allowed}${failed}${denial}${before}${after}${result}`).slice(7)}', 'ep', 'i', 'E', 's', 1, ${before}, ${after}, ${allowed}, ${failed}, '${denial}', 'sha256:r', '${result}')`,
       );
@@ -201,7 +319,9 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
   it('refuses an effect without a handler before writing anything (rule R8)', async () => {
     const { episodeId, session } = await setup([grant('Ailang.Run', 5)]);
     const counts = await h.counts();
-    const [before] = await h.rows<{ f: string }>(`SELECT lease_fence AS f FROM broker.episodes WHERE id = '${episodeId}'`);
+    const [before] = await h.rows<{ f: string }>(
+      `SELECT lease_fence AS f FROM broker.episodes WHERE id = '${episodeId}'`,
+    );
     const err = await h.rpc
       .request(
         'broker.effect.execute',
@@ -215,9 +335,13 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
       )
       .catch((e: unknown) => e);
     expect(err).toEqual(new NoHandlerError());
-    expect((err as Error).message).toBe('transition declares an effect this daemon has no handler for');
+    expect((err as Error).message).toBe(
+      'transition declares an effect this daemon has no handler for',
+    );
     expect(await h.counts()).toEqual(counts);
-    const [after] = await h.rows<{ f: string }>(`SELECT lease_fence AS f FROM broker.episodes WHERE id = '${episodeId}'`);
+    const [after] = await h.rows<{ f: string }>(
+      `SELECT lease_fence AS f FROM broker.episodes WHERE id = '${episodeId}'`,
+    );
     expect(Number(after!.f)).toBe(Number(before!.f));
   });
 
@@ -241,7 +365,12 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
 
   it('requires exactly one of fence and acquire', async () => {
     const { episodeId, session, fence } = await setup([grant('Workspace.Read', 5)]);
-    const both = executeRequest({ credentialId: session.credentialId, episodeId, fence, acquire: { holder: 'x', ttlMs: 10, waitMs: 0 } });
+    const both = executeRequest({
+      credentialId: session.credentialId,
+      episodeId,
+      fence,
+      acquire: { holder: 'x', ttlMs: 10, waitMs: 0 },
+    });
     const neither = executeRequest({ credentialId: session.credentialId, episodeId });
     for (const request of [both, neither]) {
       await expect(h.rpc.request('broker.effect.execute', request, opts)).rejects.toEqual(
@@ -253,20 +382,38 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
   it('refuses a stale fence with LeaseLost and writes nothing; an expired lease is taken over and the old fence is then stale', async () => {
     const { episodeId, session, fence } = await setup([grant('Workspace.Read', 5)]);
     await h.rpc.request('broker.episode.release', { episodeId, holder: 'setup', fence }, opts);
-    const first = await h.rpc.request('broker.episode.acquire', { episodeId, holder: 'a', ttlMs: 1, waitMs: 0 }, opts);
+    const first = await h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId, holder: 'a', ttlMs: 1, waitMs: 0 },
+      opts,
+    );
     expect(first).toMatchObject({ fence: fence + 1, tookOver: false });
     const counts = await h.counts();
-    const second = await h.rpc.request('broker.episode.acquire', { episodeId, holder: 'b', ttlMs: 60_000, waitMs: 5_000 }, opts);
+    const second = await h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId, holder: 'b', ttlMs: 60_000, waitMs: 5_000 },
+      opts,
+    );
     expect(second).toMatchObject({ fence: fence + 2, tookOver: true });
     const err = await h.rpc
-      .request('broker.effect.execute', executeRequest({ credentialId: session.credentialId, episodeId, fence: first.fence }), opts)
+      .request(
+        'broker.effect.execute',
+        executeRequest({ credentialId: session.credentialId, episodeId, fence: first.fence }),
+        opts,
+      )
       .catch((e: unknown) => e);
     expect(err).toEqual(new LeaseLostError(episodeId, first.fence));
     expect(await h.counts()).toEqual(counts);
     await expect(
-      h.rpc.request('broker.episode.renew', { episodeId, holder: 'a', fence: first.fence, ttlMs: 1000 }, opts),
+      h.rpc.request(
+        'broker.episode.renew',
+        { episodeId, holder: 'a', fence: first.fence, ttlMs: 1000 },
+        opts,
+      ),
     ).rejects.toEqual(new LeaseLostError(episodeId, first.fence));
-    await expect(h.rpc.request('broker.episode.release', { episodeId, holder: 'a', fence: first.fence }, opts)).resolves.toEqual({
+    await expect(
+      h.rpc.request('broker.episode.release', { episodeId, holder: 'a', fence: first.fence }, opts),
+    ).resolves.toEqual({
       released: false,
     });
     const ok = await h.rpc.request(
@@ -278,19 +425,27 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
   });
 
   async function invariant(episodeId: string) {
-    const [spent] = await h.rows<{ s: string | null }>(`SELECT sum(spent) AS s FROM broker.spend WHERE episode_id = '${episodeId}'`);
+    const [spent] = await h.rows<{ s: string | null }>(
+      `SELECT sum(spent) AS s FROM broker.spend WHERE episode_id = '${episodeId}'`,
+    );
     const [intents] = await h.rows<{ s: string | null; n: string }>(
       `SELECT sum(cost) AS s, count(*) AS n FROM broker.effect_intents WHERE episode_id = '${episodeId}'`,
     );
     const [ordinals] = await h.rows<{ o: string }>(
       `SELECT string_agg(ordinal::text, ',' ORDER BY ordinal) AS o FROM broker.effect_intents WHERE episode_id = '${episodeId}'`,
     );
-    return { spent: Number(spent!.s), intentCost: Number(intents!.s), intents: Number(intents!.n), ordinals: ordinals!.o };
+    return {
+      spent: Number(spent!.s),
+      intentCost: Number(intents!.s),
+      intents: Number(intents!.n),
+      ordinals: ordinals!.o,
+    };
   }
 
   const tally = (replies: Array<ReplyOf<'broker.effect.execute'>>) => ({
     ok: replies.filter((r) => r.status === 'ok').length,
-    denied: replies.filter((r) => r.status === 'denied' && r.record.denial === 'denied:budget').length,
+    denied: replies.filter((r) => r.status === 'denied' && r.record.denial === 'denied:budget')
+      .length,
   });
 
   it('allows exactly 5 of 30 concurrent executes queued on the lease (acquire) and denies 25 with denied:budget', async () => {
@@ -309,13 +464,22 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
           }),
           opts,
         );
-        await h.rpc.request('broker.episode.release', { episodeId, holder: `call-${i}`, fence: reply.fence }, opts);
+        await h.rpc.request(
+          'broker.episode.release',
+          { episodeId, holder: `call-${i}`, fence: reply.fence },
+          opts,
+        );
         return reply;
       }),
     );
     expect(tally(replies)).toEqual({ ok: 5, denied: 25 });
     expect(new Set(replies.map((r) => r.fence)).size).toBe(30);
-    expect(await invariant(episodeId)).toEqual({ spent: 5, intentCost: 5, intents: 5, ordinals: '0,1,2,3,4' });
+    expect(await invariant(episodeId)).toEqual({
+      spent: 5,
+      intentCost: 5,
+      intents: 5,
+      ordinals: '0,1,2,3,4',
+    });
   });
 
   it('allows exactly 5 of 30 concurrent executes under one pre-held fence and denies 25 with denied:budget', async () => {
@@ -336,15 +500,32 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
       ),
     );
     expect(tally(replies)).toEqual({ ok: 5, denied: 25 });
-    expect(await invariant(episodeId)).toEqual({ spent: 5, intentCost: 5, intents: 5, ordinals: '0,1,2,3,4' });
+    expect(await invariant(episodeId)).toEqual({
+      spent: 5,
+      intentCost: 5,
+      intents: 5,
+      ordinals: '0,1,2,3,4',
+    });
   });
 
   it('keeps spend across sessions of one episode (world-spec §2.9: a new session does not reset budget)', async () => {
     const { episodeId, session, fence } = await setup([grant('Workspace.Read', 1)]);
-    const first = await h.rpc.request('broker.effect.execute', executeRequest({ credentialId: session.credentialId, episodeId, fence }), opts);
+    const first = await h.rpc.request(
+      'broker.effect.execute',
+      executeRequest({ credentialId: session.credentialId, episodeId, fence }),
+      opts,
+    );
     expect(first.status).toBe('ok');
-    const fresh = await h.rpc.request('broker.session.mint', { episodeId, grants: [grant('Workspace.Read', 1)], ttlSeconds: 60 }, opts);
-    const second = await h.rpc.request('broker.effect.execute', executeRequest({ credentialId: fresh.credentialId, episodeId, fence }), opts);
+    const fresh = await h.rpc.request(
+      'broker.session.mint',
+      { episodeId, grants: [grant('Workspace.Read', 1)], ttlSeconds: 60 },
+      opts,
+    );
+    const second = await h.rpc.request(
+      'broker.effect.execute',
+      executeRequest({ credentialId: fresh.credentialId, episodeId, fence }),
+      opts,
+    );
     expect(second.record).toMatchObject({ denial: 'denied:budget', budgetBefore: 0 });
   });
 });

@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readFile, readlink, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readlink,
+  readdir,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BadRequestError, DeadlineExceededError, NotFoundError } from '@world/contracts';
@@ -26,13 +37,27 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
   });
 
   it('creates an empty worktree under the workspace root, idempotently', async () => {
-    const created = await h.rpc.request('broker.episode.create', { episodeId: 'empty1', source: { kind: 'empty' } }, opts);
-    expect(created).toEqual({ episodeId: 'empty1', worktree: join(h.workspaceRoot, 'empty1'), created: true });
+    const created = await h.rpc.request(
+      'broker.episode.create',
+      { episodeId: 'empty1', source: { kind: 'empty' } },
+      opts,
+    );
+    expect(created).toEqual({
+      episodeId: 'empty1',
+      worktree: join(h.workspaceRoot, 'empty1'),
+      created: true,
+    });
     expect((await lstat(created.worktree)).isDirectory()).toBe(true);
     await expect(
-      h.rpc.request('broker.episode.create', { episodeId: 'empty1', source: { kind: 'empty' } }, opts),
+      h.rpc.request(
+        'broker.episode.create',
+        { episodeId: 'empty1', source: { kind: 'empty' } },
+        opts,
+      ),
     ).resolves.toEqual({ ...created, created: false });
-    await expect(h.rpc.request('broker.episode.get', { episodeId: 'empty1' }, opts)).resolves.toEqual({
+    await expect(
+      h.rpc.request('broker.episode.get', { episodeId: 'empty1' }, opts),
+    ).resolves.toEqual({
       episodeId: 'empty1',
       worktree: created.worktree,
     });
@@ -49,59 +74,121 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
     await symlink('sub/b.txt', join(src, 'inside-link'));
     await symlink('../', join(src, 'up-link'));
     await symlink('/etc/hosts', join(src, 'abs-link'));
-    const { worktree } = await h.rpc.request('broker.episode.create', { episodeId: 'copy1', source: { kind: 'copy', dir: src } }, opts);
+    const { worktree } = await h.rpc.request(
+      'broker.episode.create',
+      { episodeId: 'copy1', source: { kind: 'copy', dir: src } },
+      opts,
+    );
     expect((await readdir(worktree)).sort()).toEqual(['a.txt', 'inside-link', 'sub']);
     expect(await readFile(join(worktree, 'sub', 'b.txt'), 'utf8')).toBe('B');
     expect(await readlink(join(worktree, 'inside-link'))).toBe('sub/b.txt');
     await expect(
-      h.rpc.request('broker.episode.create', { episodeId: 'copy2', source: { kind: 'copy', dir: join(scratch, 'missing') } }, opts),
-    ).rejects.toEqual(new BadRequestError(`copy source "${join(scratch, 'missing')}" is not a directory`));
+      h.rpc.request(
+        'broker.episode.create',
+        { episodeId: 'copy2', source: { kind: 'copy', dir: join(scratch, 'missing') } },
+        opts,
+      ),
+    ).rejects.toEqual(
+      new BadRequestError(`copy source "${join(scratch, 'missing')}" is not a directory`),
+    );
   });
 
   it('adds a detached git worktree whose .git is a pointer file', async () => {
     const repo = join(scratch, `repo-${mode}`);
     await mkdir(repo);
     const git = (...args: string[]) =>
-      execFileSync('git', ['-C', repo, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { stdio: 'pipe' });
+      execFileSync(
+        'git',
+        ['-C', repo, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args],
+        { stdio: 'pipe' },
+      );
     git('init', '-q');
     await writeFile(join(repo, 'hello.ail'), 'module hello\n');
     git('add', 'hello.ail');
     git('commit', '-q', '-m', 'one');
-    const { worktree } = await h.rpc.request('broker.episode.create', { episodeId: 'git1', source: { kind: 'git', repo } }, opts);
+    const { worktree } = await h.rpc.request(
+      'broker.episode.create',
+      { episodeId: 'git1', source: { kind: 'git', repo } },
+      opts,
+    );
     expect(await readFile(join(worktree, 'hello.ail'), 'utf8')).toBe('module hello\n');
     expect((await lstat(join(worktree, '.git'))).isFile()).toBe(true);
     expect(await readFile(join(worktree, '.git'), 'utf8')).toMatch(/^gitdir: /);
     await expect(
-      h.rpc.request('broker.episode.create', { episodeId: 'git2', source: { kind: 'git', repo: scratch } }, opts),
+      h.rpc.request(
+        'broker.episode.create',
+        { episodeId: 'git2', source: { kind: 'git', repo: scratch } },
+        opts,
+      ),
     ).rejects.toEqual(new BadRequestError(`git source "${scratch}" is not a git repository`));
     await expect(
-      h.rpc.request('broker.episode.create', { episodeId: 'git3', source: { kind: 'git', repo, ref: '--help' } }, opts),
+      h.rpc.request(
+        'broker.episode.create',
+        { episodeId: 'git3', source: { kind: 'git', repo, ref: '--help' } },
+        opts,
+      ),
     ).rejects.toEqual(new BadRequestError('git ref "--help" must not start with "-"'));
   });
 
   it('refuses a worktree that is a symlink to another directory or a sibling episode', async () => {
-    await h.rpc.request('broker.episode.create', { episodeId: 'real', source: { kind: 'empty' } }, opts);
+    await h.rpc.request(
+      'broker.episode.create',
+      { episodeId: 'real', source: { kind: 'empty' } },
+      opts,
+    );
     await symlink(join(h.workspaceRoot, 'real'), join(h.workspaceRoot, 'real2'));
     await expect(
-      h.rpc.request('broker.episode.create', { episodeId: 'real2', source: { kind: 'empty' } }, opts),
-    ).rejects.toEqual(new BadRequestError(`worktree "${join(h.workspaceRoot, 'real2')}" is not a real directory: it is a symlink`));
-    await expect(h.rpc.request('broker.episode.get', { episodeId: 'real2' }, opts)).rejects.toBeInstanceOf(NotFoundError);
+      h.rpc.request(
+        'broker.episode.create',
+        { episodeId: 'real2', source: { kind: 'empty' } },
+        opts,
+      ),
+    ).rejects.toEqual(
+      new BadRequestError(
+        `worktree "${join(h.workspaceRoot, 'real2')}" is not a real directory: it is a symlink`,
+      ),
+    );
+    await expect(
+      h.rpc.request('broker.episode.get', { episodeId: 'real2' }, opts),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('takes a free lease, makes a second caller wait, and wakes it on release', async () => {
-    const first = await h.rpc.request('broker.episode.acquire', { episodeId: 'lease1', holder: 'a', ttlMs: 60_000, waitMs: 0 }, opts);
+    const first = await h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId: 'lease1', holder: 'a', ttlMs: 60_000, waitMs: 0 },
+      opts,
+    );
     expect(first).toMatchObject({ fence: 1, tookOver: false });
     await expect(
-      h.rpc.request('broker.episode.acquire', { episodeId: 'lease1', holder: 'b', ttlMs: 60_000, waitMs: 0 }, opts),
-    ).rejects.toEqual(new DeadlineExceededError('lease of episode "lease1" is held by another call; waited 0 ms'));
-    const waiting = h.rpc.request('broker.episode.acquire', { episodeId: 'lease1', holder: 'b', ttlMs: 60_000, waitMs: 20_000 }, opts);
-    const renewed = await h.rpc.request('broker.episode.renew', { episodeId: 'lease1', holder: 'a', fence: 1, ttlMs: 60_000 }, opts);
+      h.rpc.request(
+        'broker.episode.acquire',
+        { episodeId: 'lease1', holder: 'b', ttlMs: 60_000, waitMs: 0 },
+        opts,
+      ),
+    ).rejects.toEqual(
+      new DeadlineExceededError('lease of episode "lease1" is held by another call; waited 0 ms'),
+    );
+    const waiting = h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId: 'lease1', holder: 'b', ttlMs: 60_000, waitMs: 20_000 },
+      opts,
+    );
+    const renewed = await h.rpc.request(
+      'broker.episode.renew',
+      { episodeId: 'lease1', holder: 'a', fence: 1, ttlMs: 60_000 },
+      opts,
+    );
     expect(renewed.expiresAt).toBeGreaterThanOrEqual(first.expiresAt);
-    await expect(h.rpc.request('broker.episode.release', { episodeId: 'lease1', holder: 'a', fence: 1 }, opts)).resolves.toEqual({
+    await expect(
+      h.rpc.request('broker.episode.release', { episodeId: 'lease1', holder: 'a', fence: 1 }, opts),
+    ).resolves.toEqual({
       released: true,
     });
     await expect(waiting).resolves.toMatchObject({ fence: 2, tookOver: false });
-    await expect(h.rpc.request('broker.episode.release', { episodeId: 'lease1', holder: 'a', fence: 1 }, opts)).resolves.toEqual({
+    await expect(
+      h.rpc.request('broker.episode.release', { episodeId: 'lease1', holder: 'a', fence: 1 }, opts),
+    ).resolves.toEqual({
       released: false,
     });
   });
@@ -112,13 +199,21 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
     const fences: number[] = [];
     await Promise.all(
       Array.from({ length: 8 }, async (_, i) => {
-        const lease = await h.rpc.request('broker.episode.acquire', { episodeId: 'lease2', holder: `h${i}`, ttlMs: 60_000, waitMs: 20_000 }, opts);
+        const lease = await h.rpc.request(
+          'broker.episode.acquire',
+          { episodeId: 'lease2', holder: `h${i}`, ttlMs: 60_000, waitMs: 20_000 },
+          opts,
+        );
         inside += 1;
         if (inside > 1) overlaps += 1;
         fences.push(lease.fence);
         await new Promise((r) => setTimeout(r, 5));
         inside -= 1;
-        await h.rpc.request('broker.episode.release', { episodeId: 'lease2', holder: `h${i}`, fence: lease.fence }, opts);
+        await h.rpc.request(
+          'broker.episode.release',
+          { episodeId: 'lease2', holder: `h${i}`, fence: lease.fence },
+          opts,
+        );
       }),
     );
     expect(overlaps).toBe(0);
@@ -145,7 +240,11 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
   });
 
   it('answers broker.health and refuses an unknown object', async () => {
-    await expect(h.rpc.request('broker.health', {}, opts)).resolves.toEqual({ service: 'broker', status: 'ok', replica: `it-${mode}` });
+    await expect(h.rpc.request('broker.health', {}, opts)).resolves.toEqual({
+      service: 'broker',
+      status: 'ok',
+      replica: `it-${mode}`,
+    });
     const ref = `sha256:${'9'.repeat(64)}` as const;
     await expect(h.rpc.request('broker.object.get', { ref, payload: false }, opts)).rejects.toEqual(
       new NotFoundError(`object ${ref} not found`),
@@ -159,7 +258,12 @@ describe('broker start-up', () => {
     const database = await openPglite();
     try {
       await expect(
-        startBroker({ transport: { kind: 'inproc', bus: new InProcessBus() }, database, worldHome: home, workspaceRoot: home }),
+        startBroker({
+          transport: { kind: 'inproc', bus: new InProcessBus() },
+          database,
+          worldHome: home,
+          workspaceRoot: home,
+        }),
       ).rejects.toEqual(
         new ConfigError(
           `broker: invalid configuration: the policies directory ${join(home, 'policies')} lies inside the workspace root ${home}`,

@@ -57,7 +57,13 @@ export async function startHarness(
     database = await openPglite();
     transport = { kind: 'inproc', bus: new InProcessBus() };
   }
-  const broker = await startBroker({ transport, database, worldHome, replica: `it-${mode}`, ...options });
+  const broker = await startBroker({
+    transport,
+    database,
+    worldHome,
+    replica: `it-${mode}`,
+    ...options,
+  });
   const rpc = await connectRpc(transport, 'broker-test');
   const rows = async <T>(text: string): Promise<T[]> => {
     const result = (await database.db.execute(sql.raw(text))) as unknown as { rows: T[] };
@@ -73,11 +79,21 @@ export async function startHarness(
     rows,
     async counts() {
       const out: Record<string, number> = {};
-      for (const table of ['objects', 'effect_records', 'effect_intents', 'effect_outcomes', 'spend']) {
-        const [row] = await rows<{ n: string | number }>(`SELECT count(*) AS n FROM broker.${table}`);
+      for (const table of [
+        'objects',
+        'effect_records',
+        'effect_intents',
+        'effect_outcomes',
+        'spend',
+      ]) {
+        const [row] = await rows<{ n: string | number }>(
+          `SELECT count(*) AS n FROM broker.${table}`,
+        );
         out[table] = Number(row!.n);
       }
-      const [spent] = await rows<{ s: string | number | null }>('SELECT coalesce(sum(spent), 0) AS s FROM broker.spend');
+      const [spent] = await rows<{ s: string | number | null }>(
+        'SELECT coalesce(sum(spent), 0) AS s FROM broker.spend',
+      );
       out.spent = Number(spent!.s);
       return out;
     },
