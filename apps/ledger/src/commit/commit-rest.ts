@@ -17,10 +17,11 @@ import {
 import { announce, requireResolvable, type CommitDeps } from './commit-invocation.js';
 import type { CommitTx } from './commit.repository.js';
 
-/** The outcome of one transaction of a REST commit. */
-type Step =
+/** The outcome of the intent transaction: answer a resend, or go on to the commit. */
+type IntentStep = { kind: 'replay'; selectedHead: Ref } | { kind: 'proceed' };
+/** The outcome of the commit transaction (a refusal is thrown after its intent is removed). */
+type CommitStep =
   | { kind: 'replay'; selectedHead: Ref }
-  | { kind: 'proceed' }
   | { kind: 'refused'; error: Error }
   | { kind: 'committed'; selectedHead: Ref };
 
@@ -51,7 +52,7 @@ export async function commitRest(
     new BadRequestError(`invocation id "${invocationId}" was already used for a different commit`);
 
   if (invocationId !== null) {
-    const intent = await deps.repository.transaction<Step>(async (t) => {
+    const intent = await deps.repository.transaction<IntentStep>(async (t) => {
       const row = await t.lockJournal(invocationId);
       if (row !== null && row.commitHash !== commitHash) throw usedElsewhere();
       if (row?.state === 'committed' && row.worldRef !== null)
@@ -64,7 +65,7 @@ export async function commitRest(
     if (intent.kind === 'replay') return { selectedHead: intent.selectedHead };
   }
 
-  const step = await deps.repository.transaction<Step>(async (t) => {
+  const step = await deps.repository.transaction<CommitStep>(async (t) => {
     const { head, journal } = await t.lockHead(invocationId);
     if (invocationId !== null && journal !== null) {
       if (journal.commitHash !== commitHash) throw usedElsewhere();
@@ -101,8 +102,6 @@ export async function commitRest(
       invocationId,
     });
   }
-  if (step.kind === 'proceed')
-    throw new Error('unreachable: the commit transaction always decides');
   return { selectedHead: step.selectedHead };
 }
 

@@ -343,7 +343,7 @@ export class CommitTx {
   }
 }
 
-/** Runs commit transactions on the ledger's database. */
+/** Runs commit transactions on the ledger's database (see CommitTx for what one writes). */
 @Injectable()
 export class CommitRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}

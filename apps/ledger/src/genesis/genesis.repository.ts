@@ -16,6 +16,7 @@ import {
 } from '../db/schema.js';
 import type { Genesis } from './genesis.js';
 
+/** Writes the genesis records once per database (DESIGN.md §7.3). */
 export class GenesisRepository {
   constructor(private readonly database: DatabaseHandle) {}
 

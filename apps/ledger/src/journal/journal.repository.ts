@@ -16,6 +16,7 @@ const journal = alias(commitJournal, 'journal');
 /** `claim_expires_at <= now()`, evaluated by the database so every replica shares one clock. */
 const expired = sql<boolean>`coalesce(${journal.claimExpiresAt} <= now(), false)`;
 
+/** Claims, their ends and the journal reads behind receipts (DESIGN.md §7.4, world-internals §5.3). */
 @Injectable()
 export class JournalRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}

@@ -76,6 +76,7 @@ function toObject(row: {
   };
 }
 
+/** Read-only access to the head, worlds, objects and log entries. */
 @Injectable()
 export class ReadsRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}

@@ -9,6 +9,7 @@ import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { objects, registryHeads } from '../db/schema.js';
 import { assertRefs, storedRef } from '../db/statements.js';
 
+/** Named registry heads and the objects they point at. */
 @Injectable()
 export class RegistryRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}

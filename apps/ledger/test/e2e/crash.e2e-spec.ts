@@ -62,7 +62,7 @@ describe('ledger process killed inside the commit transaction (DESIGN.md §6)', 
     await tdb?.drop();
   });
 
-  it('dies with SIGKILL on the first commit, and after a restart the log, head and receipt are untouched', async () => {
+  it('dies with SIGKILL on the first commit; restarted, its log, head and receipt are untouched and SIGTERM stops it cleanly', async () => {
     const G = genesis();
     const crashing = start({ WORLD_CRASHPOINT: 'inside-commit' });
     await crashing.waitForLine(READY);
@@ -113,6 +113,10 @@ describe('ledger process killed inside the commit transaction (DESIGN.md §6)', 
       prevEntryHash: G.entry.entryHash,
       replayed: false,
     });
+
+    // SIGTERM drains and exits 0 (closeOnSignal).
+    restarted.kill('SIGTERM');
+    await expect(restarted.exited).resolves.toEqual({ code: 0, signal: null });
   });
 
   it('refuses to start without DATABASE_URL, exiting 2 with one line naming it', async () => {
