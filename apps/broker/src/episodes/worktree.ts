@@ -52,6 +52,10 @@ export async function materializeWorktree(worktree: string, source: EpisodeSourc
     if (from === null || info === null || !info.isDirectory()) {
       throw new BadRequestError(`copy source "${source.dir}" is not a directory`);
     }
+    if (isInside(from, worktree)) {
+      // The copy would land inside its own source and copy itself without end.
+      throw new BadRequestError(`copy source "${source.dir}" contains the worktree`);
+    }
     await mkdir(worktree);
     await copyTree(from, from, worktree);
     return;

@@ -91,6 +91,13 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
     ).rejects.toEqual(
       new BadRequestError(`copy source "${join(scratch, 'missing')}" is not a directory`),
     );
+    await expect(
+      h.rpc.request(
+        'broker.episode.create',
+        { episodeId: 'copy3', source: { kind: 'copy', dir: h.worldHome } },
+        opts,
+      ),
+    ).rejects.toEqual(new BadRequestError(`copy source "${h.worldHome}" contains the worktree`));
   });
 
   it('adds a detached git worktree whose .git is a pointer file', async () => {
