@@ -14,6 +14,9 @@ import { logger } from './logger.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Database = PgDatabase<PgQueryResultHKT, any>;
 
+/** Advisory lock key every service's migrations take (ASCII "wrld"). */
+export const WORLD_MIGRATION_LOCK_KEY = 0x77726c64;
+
 /** One service's handle on its database. */
 export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
@@ -33,7 +36,11 @@ export interface MigrationOptions {
   folder: string;
   /** the journal table in schema `drizzle`, one per service (`__drizzle_migrations_<service>`) */
   table: string;
-  /** advisory lock key; replicas of one database take the same key (ecosystem §3.2) */
+  /**
+   * the service's advisory lock key; migrations also take WORLD_MIGRATION_LOCK_KEY, shared by every
+   * service, because each service's first migration creates the shared `drizzle` schema and two
+   * concurrent `CREATE SCHEMA IF NOT EXISTS` collide (ecosystem §3.2)
+   */
   lockKey: number;
 }
 
@@ -62,11 +69,13 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     async migrate(m) {
       const client = await pool.connect();
       try {
+        await client.query('SELECT pg_advisory_lock($1)', [WORLD_MIGRATION_LOCK_KEY]);
         await client.query('SELECT pg_advisory_lock($1)', [m.lockKey]);
         try {
           await migratePg(drizzlePg(client), { migrationsFolder: m.folder, migrationsTable: m.table });
         } finally {
           await client.query('SELECT pg_advisory_unlock($1)', [m.lockKey]);
+          await client.query('SELECT pg_advisory_unlock($1)', [WORLD_MIGRATION_LOCK_KEY]);
         }
       } finally {
         client.release();
