@@ -16,6 +16,7 @@ import {
   type RunningService,
   type TransportConfig,
 } from '@world/runtime';
+import { A2aEndpoint } from './a2a/a2a-endpoint.js';
 import { Authenticator } from './auth/authenticator.js';
 import { loadOperatorCredential } from './auth/operator-credential.js';
 import { SessionResolver } from './auth/session-resolver.js';
@@ -89,6 +90,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     log,
     callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS,
   });
+  const a2a = new A2aEndpoint(auth, {
+    rpc,
+    log,
+    callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS,
+  });
 
   let app: NestExpressApplication | undefined;
   try {
@@ -98,6 +104,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         auth,
         sessions,
         mcp,
+        a2a,
         log,
         publicReads: options.publicReads ?? false,
         dbPath: options.dbPath ?? '',

@@ -1,4 +1,5 @@
 import type { RpcClient } from '@world/runtime';
+import type { A2aEndpoint } from './a2a/a2a-endpoint.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { SessionResolver } from './auth/session-resolver.js';
 import type { LogSink } from './log.js';
@@ -10,6 +11,8 @@ export interface GatewayContext {
   auth: Authenticator;
   sessions: SessionResolver;
   mcp: McpEndpoint;
+  /** the A2A routes: tasks/send, the SDK's JSON-RPC endpoint, both cards */
+  a2a: A2aEndpoint;
   log: LogSink;
   /** GET /v1/* without a credential (WORLD_PUBLIC_READS, DESIGN.md §7.5) */
   publicReads: boolean;

@@ -4,7 +4,13 @@
  * Services throw typed errors; only this table decides their wire form (CONVENTIONS.md "Errors").
  */
 import { InvalidBase64Error, InvalidRefError } from '@world/canonical';
-import { BadRequestError, InternalError, WorldError } from '@world/contracts';
+import {
+  BadRequestError,
+  EffectsUnrecordedError,
+  InternalError,
+  MESSAGES,
+  WorldError,
+} from '@world/contracts';
 
 /** JSON-RPC codes the gateway answers with (JSON-RPC 2.0 §5.1). */
 export const JSONRPC = {
@@ -49,9 +55,58 @@ export interface ErrorRow {
   /** the HTTP status when the error ends an MCP POST before the protocol starts (default `status`) */
   mcpStatus?: number;
   mcp: McpKind;
+  /** how A2A answers it (world-spec §6.5); absent: -32603 `transition invocation is not available…` */
+  a2a?: A2aKind;
 }
 
+/** A2A texts of world-spec §6.5 beyond the shared MESSAGES; none interpolates request content. */
+export const A2A_MESSAGES = {
+  invalidRequest: 'invalid JSON-RPC request',
+  methodNotFound: 'method not found',
+  invalidParams: 'invalid params',
+  notAuthorized: 'not authorized',
+  pinMismatch: 'proposal does not match the registered transition',
+  notAvailable: 'transition invocation is not available in this daemon',
+  executionFailed: 'transition execution failed',
+} as const;
+
+/** The JSON-RPC code of A2A session denials (world-spec §6.1). */
+export const A2A_SESSION_DENIED = -32001;
+
+/**
+ * How A2A answers an error: a JSON-RPC code with a fixed message (`message` undefined only for
+ * EffectsUnrecorded, whose message is the record list); `closeConnection` when the invocation
+ * deadline ended the request (world-spec §6.5 `Connection: close`).
+ */
+export interface A2aKind {
+  code: number;
+  message?: string;
+  closeConnection?: boolean;
+}
+
+const A2A_INVALID_PARAMS: A2aKind = {
+  code: JSONRPC.invalidParams,
+  message: A2A_MESSAGES.invalidParams,
+};
+const A2A_TASK_ID_USED: A2aKind = { code: JSONRPC.invalidParams, message: MESSAGES.taskIdUsed };
+const A2A_DEADLINE: A2aKind = {
+  code: JSONRPC.internalError,
+  message: MESSAGES.deadline,
+  closeConnection: true,
+};
+const A2A_UNCERTAIN: A2aKind = { code: JSONRPC.internalError, message: MESSAGES.uncertain };
+/** Anything the table does not name: the cause goes to the operator log only (world-spec §6.5). */
+export const A2A_NOT_AVAILABLE: A2aKind = {
+  code: JSONRPC.internalError,
+  message: A2A_MESSAGES.notAvailable,
+};
+
 const HOST: McpKind = { kind: 'host', message: HOST_FAILURE.failed };
+
+/** A row for a coordinator outcome: internal to REST and MCP, distinct on A2A. */
+function coordinatorRow(a2a: A2aKind): ErrorRow {
+  return { status: 500, restClass: 'Internal', restMessage: MESSAGES.internal, mcp: HOST, a2a };
+}
 const HOST_TIMEOUT: McpKind = { kind: 'host', message: HOST_FAILURE.timedOut };
 const PARAMS: McpKind = { kind: 'params', prefix: 'invalid params: ' };
 const UNKNOWN_TOOL: McpKind = { kind: 'params', prefix: '' };
@@ -64,15 +119,41 @@ const UNKNOWN_TOOL: McpKind = { kind: 'params', prefix: '' };
  * CommitUncertain itself.
  */
 export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
-  BadRequest: { status: 400, restClass: 'BadRequest', mcp: PARAMS },
+  BadRequest: { status: 400, restClass: 'BadRequest', mcp: PARAMS, a2a: A2A_INVALID_PARAMS },
   // MCP answers a malformed header 401 like the other session denials (world-spec §6.1).
-  InvalidSession: { status: 400, restClass: 'InvalidSession', mcpStatus: 401, mcp: HOST },
-  SessionAbsent: { status: 401, restClass: 'SessionAbsent', mcp: HOST },
-  SessionUnknown: { status: 401, restClass: 'SessionUnknown', mcp: HOST },
-  SessionExpired: { status: 401, restClass: 'SessionExpired', mcp: HOST },
+  InvalidSession: {
+    status: 400,
+    restClass: 'InvalidSession',
+    mcpStatus: 401,
+    mcp: HOST,
+    a2a: { code: JSONRPC.invalidRequest, message: MESSAGES.sessionMalformed },
+  },
+  SessionAbsent: {
+    status: 401,
+    restClass: 'SessionAbsent',
+    mcp: HOST,
+    a2a: { code: A2A_SESSION_DENIED, message: MESSAGES.sessionAbsent },
+  },
+  SessionUnknown: {
+    status: 401,
+    restClass: 'SessionUnknown',
+    mcp: HOST,
+    a2a: { code: A2A_SESSION_DENIED, message: MESSAGES.sessionUnknown },
+  },
+  SessionExpired: {
+    status: 401,
+    restClass: 'SessionExpired',
+    mcp: HOST,
+    a2a: { code: A2A_SESSION_DENIED, message: MESSAGES.sessionExpired },
+  },
   NotFound: { status: 404, restClass: 'NotFound', mcp: HOST },
   HeadConflict: { status: 409, restClass: 'HeadConflict', mcp: HOST },
-  PayloadTooLarge: { status: 413, restClass: 'PayloadTooLarge', mcp: { kind: 'request' } },
+  PayloadTooLarge: {
+    status: 413,
+    restClass: 'PayloadTooLarge',
+    mcp: { kind: 'request' },
+    a2a: { code: JSONRPC.invalidRequest, message: A2A_MESSAGES.invalidRequest },
+  },
   Internal: {
     status: 500,
     restClass: 'Internal',
@@ -84,15 +165,17 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     restClass: 'Timeout',
     restMessage: REST_MESSAGES.timeout,
     mcp: HOST_TIMEOUT,
+    a2a: A2A_DEADLINE,
   },
   TransportTimeout: {
     status: 503,
     restClass: 'Timeout',
     restMessage: REST_MESSAGES.timeout,
     mcp: HOST_TIMEOUT,
+    a2a: A2A_DEADLINE,
   },
-  CommitUncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST },
-  Uncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST },
+  CommitUncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
+  Uncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
   LookupIndexUnavailable: { status: 503, restClass: 'LookupIndexUnavailable', mcp: HOST },
   ProjectionUnavailable: { status: 503, restClass: 'ProjectionUnavailable', mcp: HOST },
   ProjectionDeadlineExceeded: {
@@ -106,8 +189,30 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     restMessage: REST_MESSAGES.unavailable,
     mcp: HOST,
   },
-  DuplicateInvocation: { status: 400, restClass: 'BadRequest', mcp: HOST },
-  UnknownTool: { status: 404, restClass: 'NotFound', mcp: UNKNOWN_TOOL },
+  DuplicateInvocation: { status: 400, restClass: 'BadRequest', mcp: HOST, a2a: A2A_TASK_ID_USED },
+  UnknownTool: {
+    status: 404,
+    restClass: 'NotFound',
+    mcp: UNKNOWN_TOOL,
+    a2a: { code: JSONRPC.invalidParams, message: A2A_MESSAGES.notAuthorized },
+  },
+  // The coordinator's own outcomes: REST and MCP answer them like any internal failure.
+  InvocationInFlight: coordinatorRow(A2A_TASK_ID_USED),
+  InvocationNotCommitted: coordinatorRow({
+    code: JSONRPC.internalError,
+    message: MESSAGES.notCommitted,
+  }),
+  NoHandler: coordinatorRow({ code: JSONRPC.internalError, message: MESSAGES.noHandler }),
+  PlanLaw: coordinatorRow({ code: JSONRPC.internalError, message: A2A_MESSAGES.executionFailed }),
+  // Its message is the record list (world-spec §4.5).
+  EffectsUnrecorded: coordinatorRow({ code: JSONRPC.internalError }),
+  /** a2a/ only: the `transition_fn` pin names another source than the registry's (world-spec §6.5) */
+  TransitionPinMismatch: {
+    status: 400,
+    restClass: 'BadRequest',
+    mcp: PARAMS,
+    a2a: { code: JSONRPC.invalidParams, message: A2A_MESSAGES.pinMismatch },
+  },
 };
 
 /** The row for anything the table does not name: a 500 that never leaks its cause. */
@@ -167,4 +272,38 @@ export function mcpErrorOf(err: WorldError): { code: number; message: string; ho
     case 'host':
       return { code: JSONRPC.internalError, message: row.mcp.message, host: true };
   }
+}
+
+/** A JSON-RPC error as A2A answers it (world-spec §6.5). */
+export interface A2aError {
+  code: number;
+  message: string;
+  /** answer with `Connection: close` (the invocation deadline ended the request) */
+  closeConnection: boolean;
+  /** a failure in the host (-32603): its cause belongs in the operator log */
+  host: boolean;
+}
+
+/**
+ * The A2A JSON-RPC error of an error (world-spec §6.5 table): EffectsUnrecorded is checked first,
+ * whatever else is true, and answers -32603 with its record list; every other message is a fixed
+ * text of the table, never the error's own words; anything the table does not name is -32603
+ * `transition invocation is not available in this daemon`.
+ */
+export function a2aErrorOf(err: WorldError): A2aError {
+  if (err instanceof EffectsUnrecordedError) {
+    return {
+      code: JSONRPC.internalError,
+      message: err.message,
+      closeConnection: false,
+      host: true,
+    };
+  }
+  const kind = rowOf(err).a2a ?? A2A_NOT_AVAILABLE;
+  return {
+    code: kind.code,
+    message: kind.message ?? A2A_NOT_AVAILABLE.message!,
+    closeConnection: kind.closeConnection ?? false,
+    host: kind.code === JSONRPC.internalError,
+  };
 }

@@ -1,0 +1,34 @@
+import { All, Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
+
+/**
+ * The A2A routes (world-spec §5.13, §6.5; DESIGN.md §7.6). Raw requests go to the A2A endpoint
+ * unparsed: it authorizes first and reads bodies with the A2A limit itself.
+ */
+@Controller()
+export class A2aController {
+  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {}
+
+  /** The reference `tasks/send` (also `/a2a/`). */
+  @All('a2a')
+  async tasksSend(@Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.gateway.a2a.tasksSend(req, res);
+  }
+
+  /** The current protocol: A2A 1.0 and its 0.3 compatibility layer through `@a2a-js/sdk`. */
+  @All('a2a/jsonrpc')
+  async jsonRpc(@Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.gateway.a2a.jsonRpc(req, res);
+  }
+
+  @Get('.well-known/agent-card.json')
+  async currentCard(@Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.gateway.a2a.card(req, res, 'current');
+  }
+
+  @Get('.well-known/agent.json')
+  async referenceCard(@Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.gateway.a2a.card(req, res, 'reference');
+  }
+}
