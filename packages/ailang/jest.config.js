@@ -1,3 +1,3 @@
 import { preset } from '../../jest.preset.js';
 
-export default preset(import.meta.url);
+export default preset(import.meta.url, { globalSetup: '<rootDir>/test/global-setup.mjs' });
