@@ -59,7 +59,7 @@ export function examplesSearch(dir: string, query: string): CommandOutput {
   const head =
     total > hits.length
       ? `${total} examples match "${query}" (showing the first ${hits.length}):\n`
-      : `${total} example${total === 1 ? '' : 's'} match "${query}":\n`;
+      : `${total} example${total === 1 ? ' matches' : 's match'} "${query}":\n`;
   return { exitCode: 0, stdout: head + hits.map((h) => `${h}\n`).join(''), stderr: '' };
 }
 
