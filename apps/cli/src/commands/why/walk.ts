@@ -1,0 +1,454 @@
+/**
+ * `world why`'s walk of one invocation (world-spec §7.3, §9; issue 4): from a log entry it checks
+ * every link — the world ref recomputed (worldRef) and found, the entry hash recomputed
+ * (entryHash) and linked to the previous entry, the invocation record, its input, its plan, each
+ * effect record with its request and result, and the output, which must be the world's stateRoot.
+ * Every object read is re-hashed: sha256 of the payload bytes must equal the ref it was read
+ * under — that is what catches bytes altered in storage. An object that fails its own check is
+ * never used to judge another link.
+ */
+import {
+  canonicalBytes,
+  entryHash,
+  GENESIS_PREV_ENTRY_HASH,
+  refOf,
+  worldRef,
+  type LogEntry,
+  type World,
+} from '@world/canonical';
+import {
+  CLI_SHORT_REF_HEX,
+  EffectRecordSchema,
+  SEMANTIC_IDS,
+  type EffectRecord,
+} from '@world/contracts';
+import { preview, shortRef } from '../client/format.js';
+import { jsonOf, type Provenance, type StoredObject } from '../client/provenance.js';
+import { effectStatus, INVOCATION_RECORD_IDS } from '../log-tail.js';
+
+/** The links of a walk, in the order they print (world-spec §7.3 example). */
+export type LinkName = 'world' | 'entry' | 'record' | 'input' | 'plan' | 'effect' | 'output';
+
+/** One checked link: `ok` true (✓), false (✗) or null (could not be checked, e.g. a REST entry's world). */
+export interface Link {
+  name: LinkName;
+  ok: boolean | null;
+  ref: string;
+  detail: string;
+}
+
+/** What the walk starts from. */
+export interface WalkStart {
+  index: number;
+  /** the world the target named (head, a world ref, a receipt), when known */
+  world?: World;
+  /** the caller's result bytes (`why -`), compared with the committed output */
+  result?: Buffer;
+}
+
+/** The fields of `world/invocation-record/v2` (world-spec §2.14); v1 lacks plan and effects. */
+interface InvocationRecord {
+  invocationId: string;
+  episodeId: string;
+  skillId: string;
+  transitionFn: string;
+  interpreter: string;
+  semanticsEpoch: number;
+  input: string;
+  output: string;
+  plan?: string;
+  effects?: string[];
+}
+
+/** A plan object's fields (world-spec §2.5). */
+interface PlanBody {
+  effects?: Array<{ id?: string; effect?: string; scope?: string; cost?: number }>;
+  result?: { refused?: unknown } | null;
+}
+
+/** An output's world block (world-spec §4.2). */
+interface OutputBody {
+  world?: { plan?: unknown; effects?: Array<{ id?: unknown; status?: unknown; record?: unknown }> };
+}
+
+/**
+ * The problems of one object read under `ref`: absent, bytes that do not hash to the ref, or
+ * another semantic id than expected. Empty = the object is what its ref says.
+ */
+export function objectProblems(
+  ref: string,
+  object: StoredObject | null,
+  semanticIds?: readonly string[],
+): string[] {
+  if (object === null) return ['not found'];
+  const problems: string[] = [];
+  const actual = refOf(object.payload);
+  if (actual !== ref)
+    problems.push(
+      `payload hashes to ${shortRef(actual)}, not its ref: the stored bytes were altered`,
+    );
+  if (semanticIds !== undefined && !semanticIds.includes(object.semanticId)) {
+    problems.push(`is ${object.semanticId}, not ${semanticIds.join(' or ')}`);
+  }
+  return problems;
+}
+
+/** A link from its problems: ✓ with `detail` when none, else ✗ with them. */
+function link(name: LinkName, ref: string, problems: string[], detail: string): Link {
+  return problems.length === 0
+    ? { name, ok: true, ref, detail }
+    : { name, ok: false, ref, detail: problems.join('; ') };
+}
+
+/** `a2a:ep1:9ebcd16a…`: an invocation id whose task part is shortened like a ref. */
+export function shortInvocation(id: string): string {
+  const cut = id.lastIndexOf(':');
+  const task = id.slice(cut + 1);
+  return task.length > CLI_SHORT_REF_HEX * 2
+    ? `${id.slice(0, cut + 1)}${task.slice(0, CLI_SHORT_REF_HEX)}…`
+    : id;
+}
+
+function isRefText(v: unknown): v is string {
+  return typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v);
+}
+
+/** The record's fields when its payload has the §2.14 shape, else a reason. */
+function parseRecord(object: StoredObject): InvocationRecord | string {
+  const body = jsonOf(object.payload) as Partial<InvocationRecord> | undefined;
+  if (body === undefined || typeof body !== 'object' || body === null)
+    return 'payload is not a JSON object';
+  const v2 = object.semanticId === SEMANTIC_IDS.invocationRecord;
+  const refFields: Array<keyof InvocationRecord> = [
+    'transitionFn',
+    'interpreter',
+    'input',
+    'output',
+    ...(v2 ? (['plan'] as const) : []),
+  ];
+  for (const field of refFields) if (!isRefText(body[field])) return `field ${field} is not a ref`;
+  for (const field of ['invocationId', 'episodeId', 'skillId'] as const)
+    if (typeof body[field] !== 'string') return `field ${field} is not a string`;
+  if (typeof body.semanticsEpoch !== 'number') return 'field semanticsEpoch is not a number';
+  if (v2 && (!Array.isArray(body.effects) || !body.effects.every(isRefText)))
+    return 'field effects is not a list of refs';
+  return body as InvocationRecord;
+}
+
+/**
+ * Walks the invocation committed as entry `start.index`.
+ * @returns the links in print order, or null when the entry does not exist
+ * @throws the reads' errors (unreachable gateway, refused credential)
+ */
+export async function walk(reads: Provenance, start: WalkStart): Promise<Link[] | null> {
+  const entry = await reads.entry(start.index);
+  if (entry === null) return null;
+  const [previous, pin, recordObject] = await Promise.all([
+    start.index > 0 ? reads.entry(start.index - 1) : Promise.resolve(null),
+    reads.pin(),
+    reads.object(entry.transitionRef),
+  ]);
+
+  const recordProblems = objectProblems(entry.transitionRef, recordObject);
+  const isInvocation =
+    recordObject !== null && INVOCATION_RECORD_IDS.includes(recordObject.semanticId);
+  const parsed = isInvocation ? parseRecord(recordObject!) : null;
+  if (typeof parsed === 'string') recordProblems.push(parsed);
+  const record = typeof parsed === 'object' ? parsed : null;
+
+  const outputRef = record?.output ?? start.world?.stateRoot ?? null;
+  const outputObject = outputRef === null ? null : await reads.object(outputRef);
+  const outputProblems =
+    outputRef === null
+      ? []
+      : objectProblems(
+          outputRef,
+          outputObject,
+          record === null ? undefined : [SEMANTIC_IDS.invocationOutput],
+        );
+  // Only an output that is what its ref says may judge the plan and effect links.
+  const output =
+    outputProblems.length === 0 && outputObject !== null
+      ? (jsonOf(outputObject.payload) as OutputBody | undefined)
+      : undefined;
+
+  const links: Link[] = [];
+  links.push(await worldLink(reads, entry, start, record));
+  links.push(entryLink(entry, start.index, previous, pin));
+  links.push(recordLink(entry, recordObject, recordProblems, record));
+  if (record !== null) {
+    links.push(await inputLink(reads, record.input));
+    if (record.plan !== undefined) {
+      const planObject = await reads.object(record.plan);
+      const planProblems = objectProblems(record.plan, planObject, [SEMANTIC_IDS.effectPlan]);
+      const plan =
+        planProblems.length === 0 && planObject !== null
+          ? (jsonOf(planObject.payload) as PlanBody | undefined)
+          : undefined;
+      links.push(planLink(record, planProblems, plan, output));
+      const planned = plan?.effects ?? [];
+      for (const [i, ref] of (record.effects ?? []).entries()) {
+        links.push(await effectLink(reads, ref, i, planned[i], output));
+      }
+    }
+  }
+  if (outputRef !== null) links.push(outputLink(outputRef, outputObject, outputProblems, start));
+  return links;
+}
+
+async function worldLink(
+  reads: Provenance,
+  entry: LogEntry,
+  start: WalkStart,
+  record: InvocationRecord | null,
+): Promise<Link> {
+  const candidate =
+    start.world ??
+    (record === null
+      ? null
+      : {
+          revision: start.index,
+          stateRoot: record.output as World['stateRoot'],
+          logHead: entry.entryHash,
+        });
+  if (candidate === null) {
+    return {
+      name: 'world',
+      ok: null,
+      ref: '-',
+      detail: `entry #${start.index} names no output to recompute its world from (not an invocation); only a head or receipt world can be confirmed`,
+    };
+  }
+  const ref = worldRef(candidate);
+  const problems: string[] = [];
+  if (start.world !== undefined && start.world.ref !== ref)
+    problems.push(`recomputes to ${shortRef(ref)}, not its ref ${shortRef(start.world.ref)}`);
+  if (candidate.revision !== start.index)
+    problems.push(`revision ${candidate.revision} is not entry #${start.index}`);
+  if (candidate.logHead !== entry.entryHash)
+    problems.push(
+      `logHead ${shortRef(candidate.logHead)} is not entry #${start.index}'s hash ${shortRef(entry.entryHash)}`,
+    );
+  if (record !== null && candidate.stateRoot !== record.output)
+    problems.push(
+      `stateRoot ${shortRef(candidate.stateRoot)} is not the record's output ${shortRef(record.output)}`,
+    );
+  const found = await reads.world(ref);
+  if (found === null)
+    problems.push(`${shortRef(ref)} is not a world of this ledger (GET /v1/worlds: not found)`);
+  else if (
+    found.revision !== candidate.revision ||
+    found.stateRoot !== candidate.stateRoot ||
+    found.logHead !== candidate.logHead
+  ) {
+    problems.push('the stored world row differs from the recomputed one');
+  }
+  return link(
+    'world',
+    ref,
+    problems,
+    `revision ${candidate.revision}, stateRoot ${shortRef(candidate.stateRoot)}, logHead ${shortRef(candidate.logHead)} (recomputed)`,
+  );
+}
+
+function entryLink(
+  entry: LogEntry,
+  index: number,
+  previous: LogEntry | null,
+  pin: { ref: string; version: string } | null,
+): Link {
+  const h = entry.header;
+  const problems: string[] = [];
+  const recomputed = entryHash(h, entry.transitionRef);
+  if (recomputed !== entry.entryHash)
+    problems.push(`hash recomputes to ${shortRef(recomputed)}, not ${shortRef(entry.entryHash)}`);
+  if (h.entryIndex !== index) problems.push(`header.entryIndex is ${h.entryIndex}, not ${index}`);
+  if (index === 0) {
+    if (h.prevEntryHash !== GENESIS_PREV_ENTRY_HASH)
+      problems.push(
+        `prev ${shortRef(h.prevEntryHash)} is not the genesis prev (sha256 of nothing)`,
+      );
+  } else if (previous === null) {
+    problems.push(`entry #${index - 1} is missing: prev cannot be linked`);
+  } else if (h.prevEntryHash !== previous.entryHash) {
+    problems.push(
+      `prev ${shortRef(h.prevEntryHash)} is not entry #${index - 1}'s hash ${shortRef(previous.entryHash)}`,
+    );
+  }
+  const pinText =
+    pin === null
+      ? ''
+      : pin.ref === h.interpreter
+        ? ` (${pin.version}, the planner's pin)`
+        : " (not the planner's current pin)";
+  return link(
+    'entry',
+    entry.entryHash,
+    problems,
+    `#${h.entryIndex} writtenBy ${h.writtenBy} prev ${shortRef(h.prevEntryHash)} transitionFn ${shortRef(h.transitionFn)} interpreter ${shortRef(h.interpreter)}${pinText}`,
+  );
+}
+
+function recordLink(
+  entry: LogEntry,
+  object: StoredObject | null,
+  problems: string[],
+  record: InvocationRecord | null,
+): Link {
+  if (object === null) return link('record', entry.transitionRef, problems, '');
+  if (record === null) {
+    return link(
+      'record',
+      entry.transitionRef,
+      problems,
+      `${object.semanticId} (not an invocation record: nothing more to walk)`,
+    );
+  }
+  const h = entry.header;
+  const all = [...problems];
+  if (record.transitionFn !== h.transitionFn)
+    all.push(
+      `transitionFn ${shortRef(record.transitionFn)} is not the entry's ${shortRef(h.transitionFn)}`,
+    );
+  if (record.interpreter !== h.interpreter)
+    all.push(
+      `interpreter ${shortRef(record.interpreter)} is not the entry's ${shortRef(h.interpreter)}`,
+    );
+  if (record.semanticsEpoch !== h.semanticsEpoch)
+    all.push(`semanticsEpoch ${record.semanticsEpoch} is not the entry's ${h.semanticsEpoch}`);
+  return link(
+    'record',
+    entry.transitionRef,
+    all,
+    `${object.semanticId} invocation ${shortInvocation(record.invocationId)} episode ${record.episodeId} skill ${record.skillId}`,
+  );
+}
+
+async function inputLink(reads: Provenance, ref: string): Promise<Link> {
+  const object = await reads.object(ref);
+  const problems = objectProblems(ref, object, [SEMANTIC_IDS.invocationInput]);
+  const body = object === null ? undefined : jsonOf(object.payload);
+  return link('input', ref, problems, body === undefined ? '(not JSON)' : preview(body));
+}
+
+function planLink(
+  record: InvocationRecord,
+  problems: string[],
+  plan: PlanBody | undefined,
+  output: OutputBody | undefined,
+): Link {
+  const all = [...problems];
+  if (problems.length === 0 && plan === undefined) all.push('payload is not JSON');
+  const planned = plan?.effects ?? [];
+  const recorded = record.effects ?? [];
+  if (plan !== undefined && planned.length !== recorded.length) {
+    all.push(`plans ${planned.length} effect(s) but the record lists ${recorded.length}`);
+  }
+  if (output !== undefined && output.world?.plan !== record.plan) {
+    all.push(
+      `the output's world.plan ${shortRef(String(output.world?.plan))} is not the record's plan`,
+    );
+  }
+  const described =
+    planned.length === 0
+      ? `0 effect(s)${typeof plan?.result?.refused === 'string' ? `: refused ${preview(plan.result.refused)}` : ''}`
+      : `${planned.length} effect(s): ${planned.map((e) => `${e.id} ${e.effect}@${e.scope} cost ${e.cost}`).join(', ')}`;
+  return link('plan', record.plan!, all, described);
+}
+
+async function effectLink(
+  reads: Provenance,
+  ref: string,
+  i: number,
+  planned: { id?: string; effect?: string; scope?: string; cost?: number } | undefined,
+  output: OutputBody | undefined,
+): Promise<Link> {
+  const id = planned?.id ?? `e${i + 1}`;
+  const object = await reads.object(ref);
+  const problems = objectProblems(ref, object, [SEMANTIC_IDS.effectRecord]);
+  const parsed = object === null ? undefined : EffectRecordSchema.safeParse(jsonOf(object.payload));
+  if (object !== null && !parsed?.success) {
+    problems.push('payload is not a world/effect-record/v1 record');
+    return link('effect', ref, problems, '');
+  }
+  const record = parsed?.data as EffectRecord | undefined;
+  if (record === undefined) return link('effect', ref, problems, '');
+  if (
+    planned !== undefined &&
+    (planned.effect !== record.effect ||
+      planned.scope !== record.scope ||
+      planned.cost !== record.cost)
+  ) {
+    problems.push(
+      `records ${record.effect}@${record.scope} cost ${record.cost} but the plan asked ${planned.effect}@${planned.scope} cost ${planned.cost}`,
+    );
+  }
+  const status = effectStatus(record);
+  const reported = output?.world?.effects?.[i];
+  if (output !== undefined && (reported?.record !== ref || reported?.status !== status)) {
+    problems.push(
+      `the output's world.effects[${i}] is ${preview(reported ?? null)}, not {"record":"${shortRef(ref)}","status":"${status}"}`,
+    );
+  }
+  const request = isRefText(record.requestRef) ? await reads.object(record.requestRef) : null;
+  const requestProblems = isRefText(record.requestRef)
+    ? objectProblems(record.requestRef, request, [SEMANTIC_IDS.effectRequest])
+    : ['requestRef is not a ref'];
+  problems.push(...requestProblems.map((p) => `request ${p}`));
+  if (requestProblems.length === 0 && request !== null) {
+    const asked = jsonOf(request.payload) as
+      { effect?: unknown; scope?: unknown; cost?: unknown } | undefined;
+    if (
+      asked?.effect !== record.effect ||
+      asked?.scope !== record.scope ||
+      asked?.cost !== record.cost
+    ) {
+      problems.push('the request asks for another effect, scope or cost than the record');
+    }
+  }
+  let resultText = '';
+  if (status === 'ok') {
+    const result = isRefText(record.resultRef) ? await reads.object(record.resultRef) : null;
+    const resultProblems = isRefText(record.resultRef)
+      ? objectProblems(record.resultRef, result, [SEMANTIC_IDS.effectResult])
+      : ['resultRef is not a ref'];
+    problems.push(...resultProblems.map((p) => `result ${p}`));
+    if (result !== null) resultText = ` result ${result.payload.length} B`;
+  } else if (record.resultRef !== '') {
+    problems.push(`a ${status} effect names a result (${shortRef(record.resultRef)})`);
+  }
+  const decision = record.allowed ? (record.failed ? 'failed' : 'allowed') : record.denial;
+  return link(
+    'effect',
+    ref,
+    problems,
+    `${id} ${decision} ${record.effect}@${record.scope} cost ${record.cost} budget ${record.budgetBefore}→${record.budgetAfter}` +
+      `${request === null ? '' : ` request ${request.payload.length} B`}${resultText}`,
+  );
+}
+
+function outputLink(
+  ref: string,
+  object: StoredObject | null,
+  problems: string[],
+  start: WalkStart,
+): Link {
+  const all = [...problems];
+  if (start.world !== undefined && start.world.stateRoot !== ref)
+    all.push(`is not the world's stateRoot ${shortRef(start.world.stateRoot)}`);
+  let yours = '';
+  if (start.result !== undefined && object !== null) {
+    if (start.result.equals(object.payload)) yours = '; your result is these exact bytes';
+    else
+      all.push(
+        `your result (${start.result.length} B) differs from the committed bytes (${object.payload.length} B)`,
+      );
+  }
+  const size = object === null ? '' : `${object.payload.length} B `;
+  return link('output', ref, all, `${size}= world.stateRoot${yours}`);
+}
+
+/** The canonical bytes of a result object (RFC 8785: what World commits); its sha256 is the output ref. */
+export function resultBytes(value: unknown): Buffer {
+  return canonicalBytes(value);
+}
