@@ -5,7 +5,6 @@ import {
   READ_DEADLINE_MS,
   REPLY_GRACE_MS,
   TASK_ID,
-  UnknownToolError,
   type Session,
   type ToolDescriptor,
   type WorldError,
@@ -80,8 +79,8 @@ export class McpExchange {
   }
 
   /**
-   * `tools/call`: a tool outside the surface is `unknown tool "<name>"` and nothing is invoked;
-   * otherwise `planner.invoke` on the `mcp` surface, with the caller's `world/taskId` when given
+   * `tools/call`: `planner.invoke` admits the tool against the session's grants first — a tool
+   * outside the surface is `unknown tool "<name>"` and nothing runs or is written — then runs it on the `mcp` surface, with the caller's `world/taskId` when given
    * (world-spec §6.2, §6.3; DESIGN.md §7.4). Calls of one POST run one after another.
    * @param params the request's `params` (`name`, `arguments`, `_meta`)
    * @throws McpFailure
@@ -111,8 +110,8 @@ export class McpExchange {
         `_meta["${TASK_ID_META_KEY}"] must be 1-128 characters of [A-Za-z0-9._-]`,
       );
     }
-    const surface = await this.tools();
-    if (!surface.some((tool) => tool.id === params.name)) throw new UnknownToolError(params.name);
+    // The planner admits the tool against the same grants before anything runs and answers
+    // UnknownToolError (→ -32602) otherwise: no separate tools.list round trip per call.
     const reply = await this.deps.rpc.request(
       'planner.invoke',
       {

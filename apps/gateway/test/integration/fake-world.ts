@@ -13,6 +13,7 @@ import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { canonicalBytes, encodeBase64, refOf } from '@world/canonical';
 import {
+  UnknownToolError,
   NotFoundError,
   credentialIdOf,
   type ParsedRequestOf,
@@ -379,6 +380,17 @@ function fakeModules(world: FakeWorld) {
     async invoke(
       @Payload() data: ParsedRequestOf<'planner.invoke'>,
     ): Promise<ReplyOf<'planner.invoke'>> {
+      // Like the real planner: admission first; a tool outside the surface runs nothing.
+      const tool = world.registry.find((t) => t.id === data.toolId);
+      const admitted =
+        tool !== undefined &&
+        data.session.grants.some(
+          (g) =>
+            g.effect === tool.access.effect &&
+            g.scope === tool.access.scope &&
+            g.expiresAt > Date.now(),
+        );
+      if (!admitted) throw new UnknownToolError(data.toolId);
       world.record('planner.invoke', data);
       const behaviour = world.behaviour.get(data.toolId) ?? {
         kind: 'output',
