@@ -9,6 +9,7 @@ import {
   ProjectionUnavailableError,
   READ_DEADLINE_MS,
   TransportTimeoutError,
+  invocationIdOf,
   type Session,
   type ToolDescriptor,
 } from '@world/contracts';
@@ -104,7 +105,7 @@ export class A2aEndpoint {
     }
     const decoded = decodeTasksSend(bytes);
     if (decoded.kind === 'refusal') return rpcAnswer(res, 200, errorEnvelope(decoded.id, decoded));
-    const invocationId = `a2a:${session.episodeId}:${decoded.call.taskId}`;
+    const invocationId = invocationIdOf('a2a', session.episodeId, decoded.call.taskId);
     let text: string;
     try {
       const reply = await invokeSkill(this.deps, session, decoded.call);
@@ -128,10 +129,14 @@ export class A2aEndpoint {
   async jsonRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const session = await this.session(req, 'a2a/jsonrpc');
     if (!('episodeId' in session)) {
-      const denied = session.code === A2A_SESSION_DENIED || session.code === JSONRPC.invalidRequest;
-      if (denied && session.code === A2A_SESSION_DENIED)
-        res.setHeader('WWW-Authenticate', 'Bearer');
-      const status = denied ? (session.code === A2A_SESSION_DENIED ? 401 : 400) : 200;
+      // Absent, unknown, expired: 401; malformed: 400; a broker that did not answer: 200.
+      const status =
+        session.code === A2A_SESSION_DENIED
+          ? 401
+          : session.code === JSONRPC.invalidRequest
+            ? 400
+            : 200;
+      if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
       return rpcAnswer(res, status, errorEnvelope(null, session));
     }
     if (req.method !== 'POST') return notPost(res);

@@ -22,11 +22,13 @@ export class A2aController {
     await this.gateway.a2a.jsonRpc(req, res);
   }
 
+  /** The A2A 1.0 card (its 0.3 rendering without `A2A-Version`). */
   @Get('.well-known/agent-card.json')
   async currentCard(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.gateway.a2a.card(req, res, 'current');
   }
 
+  /** The reference card of world-spec §5.13. */
   @Get('.well-known/agent.json')
   async referenceCard(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.gateway.a2a.card(req, res, 'reference');

@@ -81,6 +81,7 @@ export class SessionRequestHandler implements A2ARequestHandler {
     private readonly origin: string,
   ) {}
 
+  /** The session's 1.0 card (the 0.3 transport reads it to refuse streaming). */
   async getAgentCard(): Promise<AgentCard> {
     try {
       return AgentCard.fromJSON(
@@ -91,6 +92,7 @@ export class SessionRequestHandler implements A2ARequestHandler {
     }
   }
 
+  /** There is no extended card: the card is already the session's own. */
   getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
     return this.reject(A2A_V1_ERRORS.extendedCard);
   }
@@ -148,10 +150,12 @@ export class SessionRequestHandler implements A2ARequestHandler {
     throw this.raise(A2A_V1_ERRORS.unsupported);
   }
 
+  /** Listing would need a ledger index of A2A tasks by episode, which World does not keep. */
   listTasks(): Promise<never> {
     return this.reject(A2A_V1_ERRORS.unsupported);
   }
 
+  /** Push notifications: not offered (the card says so), all four config methods refuse. */
   createTaskPushNotificationConfig(): Promise<never> {
     return this.reject(A2A_V1_ERRORS.pushNotSupported);
   }
