@@ -1,6 +1,5 @@
 import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { AILANG_EXAMPLES_MAX_HITS } from '@world/contracts';
 import { compareStrings } from '../runtime/values.js';
 import type { CommandOutput } from './check-output.js';
 
@@ -39,9 +38,9 @@ export function corpusFiles(dir: string): string[] {
 
 /**
  * `examples search <query>`: case-insensitive substring match over each example's path and
- * lines; one hit per file (its first matching line), at most AILANG_EXAMPLES_MAX_HITS.
+ * lines; one hit per file (its first matching line), at most `maxHits` (AILANG_EXAMPLES_MAX_HITS).
  */
-export function examplesSearch(dir: string, query: string): CommandOutput {
+export function examplesSearch(dir: string, query: string, maxHits: number): CommandOutput {
   const q = query.toLowerCase();
   const hits: string[] = [];
   let total = 0;
@@ -51,7 +50,7 @@ export function examplesSearch(dir: string, query: string): CommandOutput {
     const index = lines.findIndex((l) => l.toLowerCase().includes(q));
     if (index < 0 && !rel.toLowerCase().includes(q)) continue;
     total++;
-    if (hits.length < AILANG_EXAMPLES_MAX_HITS) {
+    if (hits.length < maxHits) {
       hits.push(index < 0 ? `${rel}: (file name matches)` : `${rel}:${index + 1}: ${lines[index]!.trim()}`);
     }
   }

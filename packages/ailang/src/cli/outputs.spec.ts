@@ -115,11 +115,11 @@ describe('examples corpus (world-spec §3.7)', () => {
   afterAll(() => corpus.cleanup());
 
   it('finds the first matching line of each example', () => {
-    expect(examplesSearch(corpus.dir, 'FOLD').stdout).toBe('1 example matches "FOLD":\nrunnable/lists.ail:2: -- folds\n');
+    expect(examplesSearch(corpus.dir, 'FOLD', 20).stdout).toBe('1 example matches "FOLD":\nrunnable/lists.ail:2: -- folds\n');
   });
 
   it('reports no match', () => {
-    expect(examplesSearch(corpus.dir, 'zzz').stdout).toBe('No examples match "zzz".\n');
+    expect(examplesSearch(corpus.dir, 'zzz', 20).stdout).toBe('No examples match "zzz".\n');
   });
 
   it('shows an example by name', () => {

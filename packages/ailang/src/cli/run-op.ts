@@ -20,6 +20,8 @@ export interface OpJob {
   examplesDir: string | null;
   request: CliRequest;
   version: string;
+  /** AILANG_EXAMPLES_MAX_HITS (worker code never loads the contracts package) */
+  examplesMaxHits: number;
 }
 
 /** An op's result: the command output, or a refusal. */
@@ -107,7 +109,7 @@ export function runOp(job: OpJob): OpResult {
     case 'examples_show': {
       const dir = corpus();
       if (dir === null) return { refused: NO_CORPUS_REFUSAL };
-      if (req.op === 'examples_search') return { output: examplesSearch(dir, req.query!) };
+      if (req.op === 'examples_search') return { output: examplesSearch(dir, req.query!, job.examplesMaxHits) };
       if (req.op === 'examples_list') return { output: examplesList(dir) };
       return { output: examplesShow(dir, req.module!) };
     }

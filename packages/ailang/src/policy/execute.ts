@@ -35,6 +35,8 @@ export interface ExecuteRequest {
   argsJson: string | null;
   /** the minimal environment `std/env` sees */
   env: Record<string, string>;
+  /** the recursion ceiling, AILANG_MAX_RECURSION_DEPTH */
+  maxRecursionDepth: number;
 }
 
 /** Where a run reports. */
@@ -89,7 +91,7 @@ export function execute(req: ExecuteRequest, sink: ExecuteSink): ExecuteResult {
     args: req.argv,
     env: new Map(Object.entries(req.env)),
   });
-  const interp = new Interpreter(host);
+  const interp = new Interpreter(host, req.maxRecursionDepth);
   try {
     interp.load(admission.modules);
     const args = entryArgs(admission.entry, req.argsJson);

@@ -1,4 +1,3 @@
-import { AILANG_MAX_RECURSION_DEPTH } from '@world/contracts';
 import type { Expr, FuncDecl, Pattern } from '../lang/ast.js';
 import type { CtorInfo, ModuleInterface, ValueInfo } from '../lang/checker.js';
 import type { LoadedModule } from '../lang/program.js';
@@ -54,7 +53,8 @@ export class Interpreter implements RuntimeApi {
 
   constructor(
     readonly host: RuntimeHost,
-    private readonly maxDepth: number = AILANG_MAX_RECURSION_DEPTH,
+    /** the recursion ceiling (AILANG_MAX_RECURSION_DEPTH); passed in so worker code never loads the contracts package */
+    private readonly maxDepth: number,
   ) {}
 
   /**

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { canonicalBytes, refOf } from '@world/canonical';
-import { POLICY_TOOL_STDOUT_MAX_BYTES } from '@world/contracts';
+import { AILANG_EXAMPLES_MAX_HITS, AILANG_MAX_RECURSION_DEPTH, POLICY_TOOL_STDOUT_MAX_BYTES } from '@world/contracts';
 import type { CommandOutput } from '../cli/check-output.js';
 import { cliArgv, validateCliRequest, type CliRequest } from '../cli/ops.js';
 import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
@@ -81,6 +81,7 @@ class EmbeddedToolchain implements Toolchain {
       examplesDir: ctx.examplesDir ?? null,
       request: req,
       version: EMBEDDED_VERSION_TEXT,
+      examplesMaxHits: AILANG_EXAMPLES_MAX_HITS,
     };
     const res = IN_THREAD_OPS.has(req.op) ? runOp(job) : await superviseOp(job, ctx.deadlineMs);
     let output: CommandOutput;
@@ -140,6 +141,7 @@ class EmbeddedToolchain implements Toolchain {
         argv: p.argv,
         argsJson: p.argsJson,
         env: childEnv(ctx),
+        maxRecursionDepth: AILANG_MAX_RECURSION_DEPTH,
       },
       Math.min(policy.timeout_ms, ctx.deadlineMs),
     );

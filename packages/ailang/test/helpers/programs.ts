@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { AILANG_MAX_RECURSION_DEPTH } from '@world/contracts';
 import { dirname, join } from 'node:path';
 import { checkProgram, ReadFailure, type CheckResult } from '../../src/lang/program.js';
 import { execute } from '../../src/policy/execute.js';
@@ -80,6 +81,7 @@ export function runInThread(
       argv: o.argv ?? [],
       argsJson: o.argsJson ?? null,
       env: { PATH: '/usr/bin:/bin', LANG: 'C' },
+      maxRecursionDepth: AILANG_MAX_RECURSION_DEPTH,
     },
     {
       decision: (d) => {
