@@ -1,0 +1,249 @@
+import { canonicalJson, refOf } from '@world/canonical';
+import { MemoryLedger, PIN, type Invocation } from '../../../test/support/provenance-fixture.js';
+import { shortRef } from '../client/format.js';
+import { objectProblems, shortInvocation, walk, type Link, type WalkStart } from './walk.js';
+
+/** Each link as `<name><mark>`: ✓ holds, ✗ broken, - not checkable. */
+const marks = (links: Link[] | null) =>
+  links?.map((l) => `${l.name}${l.ok === true ? '✓' : l.ok === false ? '✗' : '-'}`);
+
+/** A JSON payload re-serialised with one field changed. */
+function changed(ledger: MemoryLedger, ref: string, patch: Record<string, unknown>): string {
+  return canonicalJson({
+    ...JSON.parse(ledger.objects.get(ref)!.payload.toString('utf8')),
+    ...patch,
+  });
+}
+
+describe('walk (world-spec §7.3 `why`, §9 provenance walks; issue 4)', () => {
+  type Row = [string, (l: MemoryLedger, inv: Invocation) => Partial<WalkStart> | void, string[]];
+  const ALL = ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'];
+  const rows: Row[] = [
+    ['§7.3 an intact call: every link holds', () => undefined, ALL],
+    [
+      '§7.3 issue 4: stored output bytes altered → ✗ output only',
+      (l, inv) => l.tamper(inv.output.hash, changed(l, inv.output.hash, { content: 'forged' })),
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗'],
+    ],
+    [
+      '§2.14 record bytes altered → ✗ record',
+      (l, inv) =>
+        l.tamper(inv.record.hash, changed(l, inv.record.hash, { skillId: 'ailang-write' })),
+      ['world✓', 'entry✓', 'record✗', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      '§2.14 input bytes altered → ✗ input',
+      (l, inv) => l.tamper(inv.input.hash, '{"path":"other.txt"}'),
+      ['world✓', 'entry✓', 'record✓', 'input✗', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      '§2.5 plan bytes altered → ✗ plan',
+      (l, inv) => l.tamper(inv.plan.hash, changed(l, inv.plan.hash, { finish: true })),
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✗', 'effect✓', 'output✓'],
+    ],
+    [
+      '§2.8 effect record bytes altered → ✗ effect',
+      (l, inv) =>
+        l.tamper(inv.effectRecord!.hash, changed(l, inv.effectRecord!.hash, { budgetAfter: 40 })),
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✗', 'output✓'],
+    ],
+    [
+      '§9.1 request bytes altered → ✗ effect',
+      (l, inv) => l.tamper(inv.request!.hash, changed(l, inv.request!.hash, { cost: 0 })),
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✗', 'output✓'],
+    ],
+    [
+      '§9.1 result bytes altered → ✗ effect',
+      (l, inv) => l.tamper(inv.result!.hash, '{"ok":true,"content":"forged"}'),
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✗', 'output✓'],
+    ],
+    [
+      '§2.11 a header field changed → the entry hash no longer recomputes',
+      (l, inv) => {
+        l.entries_[inv.index] = {
+          ...inv.entry,
+          header: { ...inv.entry.header, writtenBy: 'coordinator:a2a' },
+        };
+      },
+      ['world✓', 'entry✗', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      '§2.11 the previous entry is not the one linked → ✗ entry',
+      (l, inv) => {
+        const prev = l.entries_[inv.index - 1]!;
+        l.entries_[inv.index - 1] = { ...prev, entryHash: refOf('another entry') };
+      },
+      ['world✓', 'entry✗', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      '§2.12 the recomputed world is not stored → ✗ world',
+      (l, inv) => {
+        l.worlds.delete(inv.world.ref);
+      },
+      ['world✗', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      '§7.3 a given world whose ref does not recompute → ✗ world',
+      (_l, inv) => ({ world: { ...inv.world, ref: refOf('elsewhere') } }),
+      ['world✗', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      '§7.3 `why -` with the committed bytes → ✓ output',
+      (_l, inv) => ({ result: inv.outputBytes }),
+      ALL,
+    ],
+    [
+      '§7.3 `why -` with other bytes → ✗ output',
+      (_l, inv) => ({
+        result: Buffer.from(inv.outputBytes.toString('utf8').replace('text of', 'TEXT OF')),
+      }),
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗'],
+    ],
+  ];
+
+  it.each(rows)('%s', async (_row, arrange, expected) => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('notes.txt');
+    ledger.invoke('later.txt');
+    const start = arrange(ledger, inv) ?? {};
+    expect(marks(await walk(ledger, { index: inv.index, ...start }))).toEqual(expected);
+  });
+
+  it('describes every link of an intact call as the §7.3 example does', async () => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('notes.txt', 'ok', 'f00dfeed0123456789abcdef0123456789');
+    const links = (await walk(ledger, { index: 1, result: inv.outputBytes }))!;
+    expect(links.map((l) => [l.name, l.ref, l.detail])).toEqual([
+      [
+        'world',
+        inv.world.ref,
+        `revision 1, stateRoot ${shortRef(inv.output.hash)}, logHead ${shortRef(inv.entry.entryHash)} (recomputed)`,
+      ],
+      [
+        'entry',
+        inv.entry.entryHash,
+        `#1 writtenBy coordinator:mcp prev ${shortRef(ledger.entries_[0]!.entryHash)} transitionFn ${shortRef(inv.entry.header.transitionFn)} interpreter ${shortRef(PIN.ref)} (${PIN.version}, the planner's pin)`,
+      ],
+      [
+        'record',
+        inv.record.hash,
+        'world/invocation-record/v2 invocation mcp:ep1:f00dfeed… episode ep1 skill ailang-read',
+      ],
+      ['input', inv.input.hash, '{"path":"notes.txt"}'],
+      ['plan', inv.plan.hash, '1 effect(s): e1 Workspace.Read@worktree cost 1'],
+      [
+        'effect',
+        inv.effectRecord!.hash,
+        `e1 allowed Workspace.Read@worktree cost 1 budget 49→48 request ${inv.request!.payload.length} B result ${inv.result!.payload.length} B`,
+      ],
+      [
+        'output',
+        inv.output.hash,
+        `${inv.output.payload.length} B = world.stateRoot; your result is these exact bytes`,
+      ],
+    ]);
+  });
+
+  it('names the altered bytes on the output link (issue 4)', async () => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('notes.txt');
+    ledger.tamper(inv.output.hash, '{"forged":true}');
+    const output = (await walk(ledger, { index: 1 }))!.at(-1)!;
+    expect(output).toEqual({
+      name: 'output',
+      ok: false,
+      ref: inv.output.hash,
+      detail: `payload hashes to ${shortRef(refOf('{"forged":true}'))}, not its ref: the stored bytes were altered`,
+    });
+  });
+
+  it('walks a refused call (§4.4 (B)): a plan with no effect, no effect link', async () => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('../x', 'refused');
+    const links = (await walk(ledger, { index: inv.index }))!;
+    expect(marks(links)).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'output✓']);
+    expect(links[4]!.detail).toBe('0 effect(s): refused "path \\"../x\\" refused"');
+  });
+
+  it('walks a denied call (§4.4 (D)): the record names its denial, nothing spent, no result', async () => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('notes.txt', 'denied');
+    const links = (await walk(ledger, { index: inv.index }))!;
+    expect(marks(links)).toEqual([
+      'world✓',
+      'entry✓',
+      'record✓',
+      'input✓',
+      'plan✓',
+      'effect✓',
+      'output✓',
+    ]);
+    expect(links[5]!.detail).toBe(
+      `e1 denied:budget Workspace.Read@worktree cost 1 budget 0→0 request ${inv.request!.payload.length} B`,
+    );
+  });
+
+  it('walks the genesis entry: its world cannot be recomputed from the entry alone', async () => {
+    const ledger = new MemoryLedger();
+    const links = (await walk(ledger, { index: 0 }))!;
+    expect(marks(links)).toEqual(['world-', 'entry✓', 'record✓']);
+    expect(links[2]!.detail).toBe(
+      'world/genesis/v1 (not an invocation record: nothing more to walk)',
+    );
+  });
+
+  it('walks a REST entry whose world the receipt named (§5.11)', async () => {
+    const ledger = new MemoryLedger();
+    const rest = ledger.restCommit('rest:demo-1');
+    expect(
+      marks(await walk(ledger, { index: rest.entry.header.entryIndex, world: rest.world })),
+    ).toEqual(['world✓', 'entry✓', 'record✓', 'output✓']);
+  });
+
+  it('answers null for an entry that does not exist', async () => {
+    expect(await walk(new MemoryLedger(), { index: 7 })).toBeNull();
+  });
+});
+
+describe('objectProblems (world-spec §2.13: hash = sha256 of the payload bytes)', () => {
+  const payload = Buffer.from('{"a":1}');
+  const rows: Array<
+    [string, string, { semanticId: string; payload: Buffer } | null, string[] | undefined, string[]]
+  > = [
+    [
+      '§2.13 bytes that hash to the ref',
+      refOf(payload),
+      { semanticId: 'x/v1', payload },
+      undefined,
+      [],
+    ],
+    ['§2.13 an absent object', refOf(payload), null, undefined, ['not found']],
+    [
+      '§2.13 bytes that do not hash to the ref',
+      refOf('other'),
+      { semanticId: 'x/v1', payload },
+      undefined,
+      [`payload hashes to ${shortRef(refOf(payload))}, not its ref: the stored bytes were altered`],
+    ],
+    [
+      '§2.13 another semantic id than expected',
+      refOf(payload),
+      { semanticId: 'x/v1', payload },
+      ['y/v1'],
+      ['is x/v1, not y/v1'],
+    ],
+  ];
+  it.each(rows)('%s', (_row, ref, object, ids, expected) => {
+    expect(
+      objectProblems(ref, object === null ? null : { hash: ref, provenance: 'p', ...object }, ids),
+    ).toEqual(expected);
+  });
+});
+
+describe('shortInvocation (world-spec §7.3 example: a2a:ep1:9ebcd16a…)', () => {
+  it.each([
+    ['mcp:ep1:' + 'a'.repeat(64), 'mcp:ep1:aaaaaaaa…'],
+    ['mcp:ep1:t1', 'mcp:ep1:t1'],
+    ['a2a:ep1:0123456789abcdef', 'a2a:ep1:0123456789abcdef'],
+  ])('%s → %s', (id, short) => expect(shortInvocation(id)).toBe(short));
+});
