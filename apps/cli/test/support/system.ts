@@ -45,6 +45,8 @@ export interface TestSystem {
   url: string;
   paths: WorldPaths;
   operatorToken: string;
+  /** distributed mode: the PostgreSQL database's connection string (embedded: undefined) */
+  databaseUrl?: string;
   /** Creates an episode whose worktree holds these files (relative path → content). */
   episode(episodeId: string, files?: Record<string, string>): Promise<string>;
   /** Mints a session and returns its token. */
@@ -119,6 +121,7 @@ export async function startTestSystem(
     url,
     paths,
     operatorToken,
+    databaseUrl: db?.url,
     async episode(episodeId, files = {}) {
       const dir = await mkdtemp(join(tmpdir(), 'world-e2e-src-'));
       for (const [rel, content] of Object.entries(files)) {
