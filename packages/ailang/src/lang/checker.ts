@@ -370,17 +370,6 @@ export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterfa
         );
       }
       own.add(d.name);
-      if (d.effects?.budgeted) {
-        throw new CompileError(
-          'TC_EFF_001',
-          'effect budget annotations (@limit / @min) are not supported by the embedded AILANG toolchain',
-          d.effects.budgeted,
-          'remove the @limit / @min annotation; the run policy budgets FS operations',
-        );
-      }
-      if (d.pure && d.effects !== null && (d.effects.labels.length > 0 || d.effects.vars.length > 0)) {
-        throw new CompileError('TC_EFF_001', `pure function ${d.name} declares effects`, d.effects.pos, 'drop "pure" or the effect row');
-      }
       const vars = new Map<string, Type>();
       for (const tp of d.tparams) vars.set(tp, U.fresh());
       const type: Type = {
@@ -400,13 +389,25 @@ export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterfa
       };
       scope.values.set(d.name, info);
       if (d.exported) iface.values.set(d.name, info);
+      // Checked after registering, so callers of a mis-annotated function are not reported too.
+      if (d.effects?.budgeted) {
+        throw new CompileError(
+          'TC_EFF_001',
+          'effect budget annotations (@limit / @min) are not supported by the embedded AILANG toolchain',
+          d.effects.budgeted,
+          'remove the @limit / @min annotation; the run policy budgets FS operations',
+        );
+      }
+      if (d.pure && d.effects !== null && (d.effects.labels.length > 0 || d.effects.vars.length > 0)) {
+        throw new CompileError('TC_EFF_001', `pure function ${d.name} declares effects`, d.effects.pos, 'drop "pure" or the effect row');
+      }
     } catch (e) {
       if (!(e instanceof CompileError)) throw e;
       errors.push({ error: e, decl: index });
     }
   });
   ast.decls.forEach((d, index) => {
-    if (d.kind !== 'func' || !signatures.has(d)) return;
+    if (d.kind !== 'func' || !signatures.has(d) || errors.some((e) => e.decl === index)) return;
     try {
       new BodyChecker(scope).checkFunc(d);
     } catch (e) {

@@ -10,8 +10,11 @@ import type { WorkerJob, WorkerMessage } from './worker.js';
 
 /**
  * The embedded runner's supervisor (ailang.md §1.5 "Supervised process", in a worker thread
- * instead of a process): the timeout is armed before the worker exists; the worker is
- * terminated at the timeout or when stdout+stderr pass `max_output_bytes`; the result is the
+ * instead of a process). The handler deadline is armed before the worker exists and bounds
+ * everything; `timeout_ms` is armed when the admission decision arrives, so it measures the
+ * program's execution and not the worker's start-up (which a loaded machine can stretch — the
+ * one deliberate difference from the real supervisor, whose worker is a forked process). The
+ * worker is terminated at either limit or when stdout+stderr pass `max_output_bytes`; the result is the
  * raw `{exitCode, stdout, stderr}` the real binary would produce — the `policy:` admission line
  * and, for a limit, the `policy-result:` envelope on stderr, exit 3 — so both toolchains go
  * through the same classifyRunOutcome. At most HANDLER_MAX_CONCURRENT workers run at once.
@@ -122,18 +125,18 @@ type Limit = { reason: 'timeout' | 'output_limit' | 'worker_failed'; message: st
 
 /**
  * Runs one program under its policy in a worker thread and waits for the thread to be gone.
- * @param timeoutMs the wall-clock budget (the policy's timeout_ms, or a shorter handler deadline)
+ * @param deadlineMs the handler's hard cap on the whole run, start-up and admission included
  */
-export async function superviseRun(req: ExecuteRequest, timeoutMs: number): Promise<RawRunOutput> {
+export async function superviseRun(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutput> {
   await slots.acquire();
   try {
-    return await runWorker(req, timeoutMs);
+    return await runWorker(req, deadlineMs);
   } finally {
     slots.release();
   }
 }
 
-function runWorker(req: ExecuteRequest, timeoutMs: number): Promise<RawRunOutput> {
+function runWorker(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutput> {
   const policy = req.policy;
   const cap = policy.limits.max_output_bytes;
   return new Promise((resolve) => {
@@ -151,12 +154,12 @@ function runWorker(req: ExecuteRequest, timeoutMs: number): Promise<RawRunOutput
       limit = l;
       void worker?.terminate();
     };
-    const timeoutText =
-      timeoutMs === policy.timeout_ms
-        ? `exceeded timeout_ms (${goDuration(timeoutMs)}); worker thread terminated`
-        : `exceeded the handler deadline (${goDuration(timeoutMs)}) before timeout_ms (${goDuration(policy.timeout_ms)}); worker thread terminated`;
-    // Armed before the worker exists (ailang.md §1.5).
-    const timer = setTimeout(() => stop({ reason: 'timeout', message: timeoutText }), timeoutMs);
+    // The deadline is armed before the worker exists (ailang.md §1.5); timeout_ms at admission.
+    const deadline = setTimeout(
+      () => stop({ reason: 'timeout', message: `exceeded the handler deadline (${goDuration(deadlineMs)}); worker thread terminated` }),
+      deadlineMs,
+    );
+    let timer: NodeJS.Timeout | null = null;
 
     const take = (chunk: string, into: string[]): void => {
       if (limit !== null) return;
@@ -176,6 +179,12 @@ function runWorker(req: ExecuteRequest, timeoutMs: number): Promise<RawRunOutput
       switch (m.t) {
         case 'decision':
           decision = m;
+          if (m.admitted) {
+            timer = setTimeout(
+              () => stop({ reason: 'timeout', message: `exceeded timeout_ms (${goDuration(policy.timeout_ms)}); worker thread terminated` }),
+              policy.timeout_ms,
+            );
+          }
           break;
         case 'out':
           take(m.s, out);
@@ -198,7 +207,8 @@ function runWorker(req: ExecuteRequest, timeoutMs: number): Promise<RawRunOutput
       failure = e;
     });
     worker.on('exit', () => {
-      clearTimeout(timer);
+      clearTimeout(deadline);
+      if (timer) clearTimeout(timer);
       resolve(compose(req, decision, result, limit, failure, out.join(''), err.join('')));
     });
   });

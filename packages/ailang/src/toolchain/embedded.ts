@@ -143,7 +143,7 @@ class EmbeddedToolchain implements Toolchain {
         env: childEnv(ctx),
         maxRecursionDepth: AILANG_MAX_RECURSION_DEPTH,
       },
-      Math.min(policy.timeout_ms, ctx.deadlineMs),
+      ctx.deadlineMs,
     );
     const outcome = classifyRunOutcome(raw);
     return {
