@@ -198,3 +198,20 @@ export const WHY_SCAN_CONCURRENCY = 8;
 export const CLI_PREVIEW_CHARS = 120;
 /** Client output: refs are shortened to this many hex digits (`sha256:08ab69ae…`, world-spec §7.3). */
 export const CLI_SHORT_REF_HEX = 8;
+
+// ---------------------------------------------------------------- operations (health, metrics, shutdown)
+
+/**
+ * One readiness check (a PostgreSQL `SELECT 1` or a NATS round trip) that has not answered
+ * within 2 s counts as failed: a probe must answer well inside an orchestrator's usual
+ * 5 s probe timeout, and a healthy round trip takes about a millisecond (ecosystem §5.3).
+ */
+export const READINESS_CHECK_MS = 2_000;
+/**
+ * Bucket bounds (seconds) of World's latency histograms (`world_phase_seconds`,
+ * `world_lease_wait_seconds`): 1 ms, where a NATS hop or a commit sits (ecosystem §5.3), up to
+ * the whole invocation deadline.
+ */
+export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, CALL_DEADLINE_MS / 1000,
+];

@@ -14,7 +14,11 @@ export class ConfigError extends Error {
  * @param service the service name, used in the message
  * @throws ConfigError `<service>: invalid configuration: <VAR>: <problem>`
  */
-export function loadConfig<T extends z.ZodType>(service: string, schema: T, env: NodeJS.ProcessEnv = process.env): z.output<T> {
+export function loadConfig<T extends z.ZodType>(
+  service: string,
+  schema: T,
+  env: NodeJS.ProcessEnv = process.env,
+): z.output<T> {
   const result = schema.safeParse(env);
   if (!result.success) {
     throw new ConfigError(`${service}: invalid configuration: ${describeZodError(result.error)}`);
@@ -34,14 +38,38 @@ export function runMain(main: () => Promise<void>): void {
   });
 }
 
+/** The largest TCP port number. */
+const MAX_TCP_PORT = 65_535;
+const HEALTH_PORT_MESSAGE = `WORLD_HEALTH_PORT must be a TCP port number (0-${MAX_TCP_PORT})`;
+
 /** Common environment of every service process. */
 export const CommonEnv = z.object({
   NATS_URL: z.string().url('NATS_URL must be a URL such as nats://127.0.0.1:4222').optional(),
-  DATABASE_URL: z.string().url('DATABASE_URL must be a URL such as postgres://user@host/db').optional(),
+  DATABASE_URL: z
+    .string()
+    .url('DATABASE_URL must be a URL such as postgres://user@host/db')
+    .optional(),
   WORLD_SUBJECT_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'WORLD_SUBJECT_PREFIX must be dot-separated tokens')
+    .regex(
+      /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/,
+      'WORLD_SUBJECT_PREFIX must be dot-separated tokens',
+    )
     .default('world'),
   WORLD_CALL_DEADLINE_MS: z.coerce.number().int().positive().default(20_000),
-  WORLD_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** the health server's port (/livez, /readyz, /metrics); unset → none; 0 → any free port */
+  WORLD_HEALTH_PORT: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.coerce
+      .number({ message: HEALTH_PORT_MESSAGE })
+      .int(HEALTH_PORT_MESSAGE)
+      .min(0, HEALTH_PORT_MESSAGE)
+      .max(MAX_TCP_PORT, HEALTH_PORT_MESSAGE)
+      .optional(),
+  ),
+  /** the interface the health server binds (default all: probes and scrapers come from outside a container) */
+  WORLD_HEALTH_HOST: z
+    .string()
+    .min(1, 'WORLD_HEALTH_HOST must be a host name or address')
+    .default('0.0.0.0'),
 });

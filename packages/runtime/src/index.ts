@@ -9,3 +9,6 @@ export * from './config.js';
 export * from './crashpoint.js';
 export * from './tokens.js';
 export * from './service.js';
+export * from './metrics.js';
+export * from './health.js';
+export * from './inflight.js';

@@ -2,6 +2,7 @@ import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { lastValueFrom, isObservable, type Observable } from 'rxjs';
 import {
   CONTRACTS,
+  SHUTDOWN_DRAIN_MS,
   TransportTimeoutError,
   errorFromWire,
   InternalError,
@@ -13,11 +14,24 @@ import {
   type RequestOf,
   type RequestSubject,
 } from '@world/contracts';
-import type { RequestOptions, RpcClient } from './rpc.js';
+import {
+  adoptReplyInvocationId,
+  errorClassOf,
+  type RequestOptions,
+  type RpcClient,
+} from './rpc.js';
+import { InFlight } from './inflight.js';
 import { logger } from './logger.js';
+import {
+  REPLICA_ATTRIBUTE,
+  SERVICE_ATTRIBUTE,
+  currentCallMeta,
+  serveMessage,
+  type CallMeta,
+} from './trace.js';
 
-type Handler = (data: unknown) => Promise<unknown>;
-type Listener = (data: unknown) => void;
+type Handler = (data: unknown, meta?: CallMeta) => Promise<unknown>;
+type Listener = (data: unknown, meta?: CallMeta) => void;
 
 /**
  * The embedded mode's message bus: the same subjects and contract messages as NATS, carried
@@ -50,21 +64,24 @@ export class InProcessBus {
     return () => set.delete(listener);
   }
 
-  /** Delivers a request to one handler. @throws ServiceUnavailableError when none is registered */
-  async request(subject: string, data: unknown): Promise<unknown> {
+  /**
+   * Delivers a request to one handler, with the caller's call meta (trace parent, invocation id)
+   * as NATS packets carry it. @throws ServiceUnavailableError when none is registered
+   */
+  async request(subject: string, data: unknown, meta?: CallMeta): Promise<unknown> {
     const list = this.handlers.get(subject) ?? [];
     if (list.length === 0) throw new ServiceUnavailableError(`no service answers ${subject}`);
     const i = (this.cursor.get(subject) ?? 0) % list.length;
     this.cursor.set(subject, i + 1);
-    return list[i]!(copy(data));
+    return list[i]!(copy(data), meta);
   }
 
   /** Delivers an event to every listener (asynchronously, like NATS). */
-  publish(subject: string, data: unknown): void {
+  publish(subject: string, data: unknown, meta?: CallMeta): void {
     const set = this.listeners.get(subject);
     if (set === undefined) return;
     const value = copy(data);
-    for (const listener of set) queueMicrotask(() => listener(copy(value)));
+    for (const listener of set) queueMicrotask(() => listener(copy(value), meta));
   }
 }
 
@@ -72,33 +89,81 @@ function copy(value: unknown): unknown {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
-/** A Nest transport strategy that serves a module's message handlers on an InProcessBus. */
+/**
+ * A Nest transport strategy that serves a module's message handlers on an InProcessBus, each
+ * message in its caller's call context under a span named after the subject (as
+ * PrefixedNatsServer does); close() stops taking work, then waits for what is in flight.
+ */
 export class InProcessServer extends Server implements CustomTransportStrategy {
   private readonly unregister: Array<() => void> = [];
+  private readonly inflight = new InFlight();
+  private readonly attributes: Record<string, string>;
+  private readonly drainMs: number;
 
-  constructor(private readonly bus: InProcessBus) {
+  /**
+   * @param service the service name (span attribute), when known
+   * @param replica the replica name (span attribute), when known
+   * @param drainMs how long close() waits for in-flight requests (default SHUTDOWN_DRAIN_MS)
+   */
+  constructor(
+    private readonly bus: InProcessBus,
+    options: { service?: string; replica?: string; drainMs?: number } = {},
+  ) {
     super();
+    this.drainMs = options.drainMs ?? SHUTDOWN_DRAIN_MS;
+    this.attributes = {
+      ...(options.service !== undefined && { [SERVICE_ATTRIBUTE]: options.service }),
+      ...(options.replica !== undefined && { [REPLICA_ATTRIBUTE]: options.replica }),
+    };
   }
 
   listen(callback: () => void): void {
     for (const [pattern, handler] of this.messageHandlers) {
       if (handler.isEventHandler) {
         this.unregister.push(
-          this.bus.listen(pattern, (data) => {
-            void Promise.resolve(handler(data)).then((r) => toPromise(this, r)).catch((err) => {
-              logger.error({ subject: pattern, err }, 'event handler failed');
-            });
+          this.bus.listen(pattern, (data, meta) => {
+            const served = serveMessage(pattern, meta ?? {}, this.attributes);
+            void this.inflight
+              .track(
+                served.run(() => Promise.resolve(handler(data)).then((r) => toPromise(this, r))),
+              )
+              .catch((err) => {
+                served.fail(errorClassOf(err));
+                logger.error({ subject: pattern, err }, 'event handler failed');
+              })
+              .finally(() => served.end());
           }),
         );
       } else {
-        this.unregister.push(this.bus.handle(pattern, async (data) => toPromise(this, await handler(data))));
+        this.unregister.push(
+          this.bus.handle(pattern, async (data, meta) => {
+            const served = serveMessage(pattern, meta ?? {}, this.attributes);
+            this.inflight.enter();
+            try {
+              return await served.run(async () => toPromise(this, await handler(data)));
+            } catch (err) {
+              served.fail(errorClassOf(err));
+              throw err;
+            } finally {
+              served.end();
+              this.inflight.leave();
+            }
+          }),
+        );
       }
     }
     callback();
   }
 
-  close(): void {
+  /** Stops taking work, then waits up to drainMs for the requests in flight. */
+  async close(): Promise<void> {
     for (const off of this.unregister.splice(0)) off();
+    if (!(await this.inflight.idle(this.drainMs))) {
+      logger.warn(
+        { inFlight: this.inflight.size, drainMs: this.drainMs },
+        'shutdown drain ended with requests in flight',
+      );
+    }
   }
 
   on(): void {}
@@ -125,12 +190,19 @@ export class InProcessRpcClient implements RpcClient {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new TransportTimeoutError(`${subject} did not answer within ${options.timeoutMs} ms`)),
+        () =>
+          reject(
+            new TransportTimeoutError(`${subject} did not answer within ${options.timeoutMs} ms`),
+          ),
         options.timeoutMs,
       );
     });
     try {
-      const reply = await Promise.race([this.bus.request(subject, data), timeout]);
+      const reply = await Promise.race([
+        this.bus.request(subject, data, currentCallMeta()),
+        timeout,
+      ]);
+      adoptReplyInvocationId(reply);
       return JSON.parse(JSON.stringify(reply ?? null)) as ReplyOf<S>;
     } catch (err) {
       if (isWireError(err)) throw errorFromWire(err);
@@ -143,10 +215,13 @@ export class InProcessRpcClient implements RpcClient {
   }
 
   emit<S extends EventSubject>(subject: S, data: RequestOf<S>): void {
-    this.bus.publish(subject, data);
+    this.bus.publish(subject, data, currentCallMeta());
   }
 
-  subscribe<S extends EventSubject>(subject: S, listener: (data: ParsedRequestOf<S>) => void): () => void {
+  subscribe<S extends EventSubject>(
+    subject: S,
+    listener: (data: ParsedRequestOf<S>) => void,
+  ): () => void {
     return this.bus.listen(subject, (data) => {
       const parsed = CONTRACTS[subject].request.safeParse(data);
       if (parsed.success) listener(parsed.data as ParsedRequestOf<S>);

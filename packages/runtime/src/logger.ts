@@ -1,25 +1,91 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import type { LoggerService } from '@nestjs/common';
+import { callContext, currentTraceId } from './trace.js';
+
+/** A sink that receives every log line (one JSON document, newline-terminated) while attached. */
+type LineSink = (line: string) => void;
+
+const stdout = pino.destination({ dest: 1, sync: true });
+const sinks = new Set<LineSink>();
+/** Lines go to stdout, or — while a capture is attached (tests) — to the captures instead. */
+const destination: DestinationStream = {
+  write(line: string) {
+    if (sinks.size === 0) stdout.write(line);
+    else for (const sink of sinks) sink(line);
+  },
+};
 
 /**
  * The process logger: structured JSON lines (pino) on stdout. Level from WORLD_LOG_LEVEL
- * (default `info`; `silent` in tests unless asked otherwise).
+ * (default `info`; `silent` in tests unless asked otherwise). Every line written inside a call
+ * context carries its `invocationId` (and `traceId` when the call is traced), so one call's
+ * lines can be found in every service's log (issue 6 "Operations"). Tokens are redacted.
  */
-export const logger: Logger = pino({
-  level: process.env.WORLD_LOG_LEVEL ?? (process.env.JEST_WORKER_ID !== undefined ? 'silent' : 'info'),
-  base: { pid: process.pid },
-  redact: { paths: ['token', '*.token', 'authorization', '*.authorization'], censor: '[redacted]' },
-});
+export const logger: Logger = pino(
+  {
+    level:
+      process.env.WORLD_LOG_LEVEL ?? (process.env.JEST_WORKER_ID !== undefined ? 'silent' : 'info'),
+    base: { pid: process.pid },
+    redact: {
+      paths: ['token', '*.token', 'authorization', '*.authorization'],
+      censor: '[redacted]',
+    },
+    // pino merges the line's own fields into the returned object: it must be a fresh one.
+    mixin() {
+      const context = callContext();
+      if (context === undefined) return {};
+      const traceId = currentTraceId();
+      if (context.invocationId === undefined) return traceId === undefined ? {} : { traceId };
+      return traceId === undefined
+        ? { invocationId: context.invocationId }
+        : { invocationId: context.invocationId, traceId };
+    },
+  },
+  destination,
+);
 
 /** A child logger for one service. */
 export function serviceLogger(service: string): Logger {
   return logger.child({ service });
 }
 
+/** Lines captured by captureLogs. */
+export interface LogCapture {
+  /** every line written since the capture started, parsed */
+  readonly records: Array<Record<string, unknown>>;
+  /** Detaches the capture and restores the previous level. */
+  stop(): void;
+}
+
+/**
+ * Diverts this process's log lines from stdout into memory (tests of what services log) and
+ * raises the level so they are written. Child loggers follow the root's level unless they set
+ * their own, so loggers made before the capture are captured too.
+ * @param level the level to log at while capturing (default `info`)
+ */
+export function captureLogs(level: Level = 'info'): LogCapture {
+  const records: Array<Record<string, unknown>> = [];
+  const previous = logger.level;
+  const sink: LineSink = (line) => records.push(JSON.parse(line) as Record<string, unknown>);
+  sinks.add(sink);
+  logger.level = level;
+  return {
+    records,
+    stop() {
+      sinks.delete(sink);
+      logger.level = previous;
+    },
+  };
+}
+
 /** NestJS's logger interface over pino, so framework lines are JSON too. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly pinoLog: Logger) {}
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context: unknown[]) {
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace',
+    message: unknown,
+    context: unknown[],
+  ) {
     this.pinoLog[level]({ context: context[context.length - 1] }, String(message));
   }
   log(message: unknown, ...context: unknown[]) {

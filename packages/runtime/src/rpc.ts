@@ -1,3 +1,4 @@
+import { adoptInvocationId } from './trace.js';
 import type {
   EventSubject,
   ReplyOf,
@@ -21,11 +22,18 @@ export interface RpcClient {
    * @throws the WorldError the service threw; ServiceUnavailableError when nothing answers the
    * subject; TransportTimeoutError when the timeout ends first (the request may have run)
    */
-  request<S extends RequestSubject>(subject: S, data: RequestOf<S>, options: RequestOptions): Promise<ReplyOf<S>>;
+  request<S extends RequestSubject>(
+    subject: S,
+    data: RequestOf<S>,
+    options: RequestOptions,
+  ): Promise<ReplyOf<S>>;
   /** Publishes an event (at most once). */
   emit<S extends EventSubject>(subject: S, data: RequestOf<S>): void;
   /** Listens to an event on this client (every listener gets every event). Returns the unsubscribe. */
-  subscribe<S extends EventSubject>(subject: S, listener: (data: ParsedRequestOf<S>) => void): () => void;
+  subscribe<S extends EventSubject>(
+    subject: S,
+    listener: (data: ParsedRequestOf<S>) => void,
+  ): () => void;
   /** Round-trip check of the transport connection (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -38,6 +46,8 @@ export interface RequestPacket {
   id?: string;
   /** W3C trace context of the caller, when tracing is on */
   traceparent?: string;
+  /** the invocation the caller is handling, restored into the server's call context */
+  invocationId?: string;
 }
 
 /** The packet a reply carries (Nest's microservice wire format). */
@@ -46,4 +56,25 @@ export interface ReplyPacket {
   response?: unknown;
   err?: unknown;
   isDisposed?: boolean;
+}
+
+/**
+ * A reply naming the invocation it answers (`planner.invoke`) hands its id to the caller's call
+ * context when that has none yet, so the caller's later log lines carry it (adoptInvocationId).
+ */
+export function adoptReplyInvocationId(response: unknown): void {
+  if (typeof response !== 'object' || response === null) return;
+  const id = (response as { invocationId?: unknown }).invocationId;
+  if (typeof id === 'string') adoptInvocationId(id);
+}
+
+/** A short, secret-free description of a thrown or wire error for a span's status: its class. */
+export function errorClassOf(err: unknown): string {
+  if (typeof err === 'object' && err !== null) {
+    const errorClass = (err as { errorClass?: unknown }).errorClass;
+    if (typeof errorClass === 'string') return errorClass;
+    const name = (err as { name?: unknown }).name;
+    if (typeof name === 'string') return name;
+  }
+  return 'Error';
 }

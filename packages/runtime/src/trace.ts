@@ -1,16 +1,63 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
-/** Per-call context carried across awaits: the invocation id and the W3C trace parent. */
+/**
+ * Per-call context carried across awaits: the invocation id (every log line written inside it
+ * carries it) and the trace context (every request sent inside it carries it).
+ */
 export interface CallContext {
   invocationId?: string;
+  /** a W3C traceparent to forward when no OpenTelemetry context is set */
   traceparent?: string;
+  /** the OpenTelemetry context whose span is the call's current span */
+  otel?: Context;
 }
 
-const storage = new AsyncLocalStorage<CallContext>();
+/** What a request or event packet carries besides its data (RequestPacket, the in-process bus). */
+export interface CallMeta {
+  /** W3C trace context of the caller (`00-<trace id>-<span id>-<flags>`) */
+  traceparent?: string;
+  /** the invocation the message belongs to, when the caller handles one */
+  invocationId?: string;
+}
 
-/** Runs `fn` with a call context; logs and outgoing requests inside it carry its fields. */
+/** The name World's spans are recorded under (`trace.getTracer`). */
+export const TRACER_NAME = 'world';
+
+/** Span attribute naming the service that served a span (`ledger`, `broker`, …). */
+export const SERVICE_ATTRIBUTE = 'world.service';
+/** Span attribute naming the replica that served a span. */
+export const REPLICA_ATTRIBUTE = 'world.replica';
+/** Span attribute carrying the invocation id, once the call has one. */
+export const INVOCATION_ATTRIBUTE = 'world.invocation_id';
+
+const storage = new AsyncLocalStorage<CallContext>();
+// One propagator, not the global one: World's hops speak W3C trace context whatever an SDK
+// registers (ecosystem: "one call is one trace").
+const propagator = new W3CTraceContextPropagator();
+
+/**
+ * Runs `fn` with a call context merged over the current one; logs and outgoing requests inside it
+ * carry its fields. A new invocation id is also set on the current span.
+ */
 export function withCallContext<T>(context: CallContext, fn: () => T): T {
-  return storage.run({ ...storage.getStore(), ...context }, fn);
+  const merged = { ...storage.getStore(), ...context };
+  if (context.invocationId !== undefined && merged.otel !== undefined) {
+    trace.getSpan(merged.otel)?.setAttribute(INVOCATION_ATTRIBUTE, context.invocationId);
+  }
+  return storage.run(merged, fn);
 }
 
 /** The current call context, if any. */
@@ -18,7 +65,127 @@ export function callContext(): CallContext | undefined {
   return storage.getStore();
 }
 
-/** The current W3C traceparent, if any. */
+/**
+ * Adopts an invocation id learned from a reply (the planner mints MCP task ids, so the gateway
+ * learns its call's id only from `planner.invoke`'s answer): the current context takes it when
+ * it has none, so the lines written after it carry it. A context with an id keeps its own.
+ */
+export function adoptInvocationId(invocationId: string): void {
+  const store = storage.getStore();
+  if (store === undefined || store.invocationId !== undefined) return;
+  store.invocationId = invocationId;
+  if (store.otel !== undefined)
+    trace.getSpan(store.otel)?.setAttribute(INVOCATION_ATTRIBUTE, invocationId);
+}
+
+/** The current W3C traceparent (the current span's, else a forwarded one), if any. */
 export function currentTraceparent(): string | undefined {
-  return storage.getStore()?.traceparent;
+  const store = storage.getStore();
+  if (store === undefined) return undefined;
+  if (store.otel !== undefined) {
+    const carrier: Record<string, string> = {};
+    propagator.inject(store.otel, carrier, defaultTextMapSetter);
+    if (carrier.traceparent !== undefined) return carrier.traceparent;
+  }
+  return store.traceparent;
+}
+
+/** The meta an outgoing packet carries: the current traceparent and invocation id. */
+export function currentCallMeta(): CallMeta {
+  const store = storage.getStore();
+  if (store === undefined) return {};
+  return { traceparent: currentTraceparent(), invocationId: store.invocationId };
+}
+
+/** The trace id of the current span when it is valid (log lines carry it), else undefined. */
+export function currentTraceId(): string | undefined {
+  const otel = storage.getStore()?.otel;
+  if (otel === undefined) return undefined;
+  const spanContext = trace.getSpanContext(otel);
+  return spanContext !== undefined && trace.isSpanContextValid(spanContext)
+    ? spanContext.traceId
+    : undefined;
+}
+
+/**
+ * One served request or event: its span (named after the subject or HTTP route) and the call
+ * context its handler runs in. Without a registered tracer provider the span is non-recording
+ * and carries the caller's span context on, so the trace id still crosses every hop.
+ */
+export class ServedCall {
+  private ended = false;
+
+  constructor(
+    readonly span: Span,
+    readonly context: CallContext,
+  ) {}
+
+  /** Runs `fn` inside the call's context (exactly this context, not merged with the caller's). */
+  run<T>(fn: () => T): T {
+    return storage.run(this.context, fn);
+  }
+
+  /** Marks the span failed with a short, token-free description (an error class). */
+  fail(description: string): void {
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message: description });
+  }
+
+  /** Ends the span (once; later calls do nothing). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.span.end();
+  }
+}
+
+/**
+ * Starts the span of a request or event served from the transport, in the context the packet's
+ * traceparent names (or a new trace), with the packet's invocation id.
+ * @param subject the bare subject (`ledger.commit`): the span's name
+ * @param meta the packet's traceparent and invocation id
+ * @param attributes service and replica attributes of the server
+ */
+export function serveMessage(subject: string, meta: CallMeta, attributes: Attributes): ServedCall {
+  const parent =
+    typeof meta.traceparent === 'string'
+      ? propagator.extract(ROOT_CONTEXT, { traceparent: meta.traceparent }, defaultTextMapGetter)
+      : ROOT_CONTEXT;
+  const invocationId = typeof meta.invocationId === 'string' ? meta.invocationId : undefined;
+  const span = trace.getTracer(TRACER_NAME).startSpan(
+    subject,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        ...attributes,
+        'messaging.destination.name': subject,
+        ...(invocationId !== undefined && { [INVOCATION_ATTRIBUTE]: invocationId }),
+      },
+    },
+    parent,
+  );
+  return new ServedCall(span, { invocationId, otel: trace.setSpan(parent, span) });
+}
+
+/**
+ * Starts the span of an HTTP request: its `traceparent` (and `tracestate`) header continue the
+ * caller's trace, else a new trace starts. The span is named after the method until the route
+ * is known (ServedCall.span.updateName).
+ * @param method the HTTP method
+ * @param headers the request's headers
+ * @param attributes service and replica attributes of the server
+ */
+export function serveHttp(
+  method: string,
+  headers: IncomingHttpHeaders,
+  attributes: Attributes,
+): ServedCall {
+  const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+  const span = trace
+    .getTracer(TRACER_NAME)
+    .startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { ...attributes, 'http.request.method': method } },
+      parent,
+    );
+  return new ServedCall(span, { otel: trace.setSpan(parent, span) });
 }
