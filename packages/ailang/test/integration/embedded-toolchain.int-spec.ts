@@ -218,8 +218,8 @@ describe('embeddedToolchain', () => {
     });
 
     it('stops at the handler deadline when it comes first', async () => {
-      const out = await tc.run({ ...ctx, deadlineMs: 3000 }, { path: 'spin.ail' });
-      expect([out.exit_code, (out.limit as { message: string }).message]).toEqual([3, 'exceeded the handler deadline (3s); worker thread terminated']);
+      const out = await tc.run({ ...ctx, deadlineMs: 5000 }, { path: 'spin.ail' });
+      expect([out.exit_code, (out.limit as { message: string }).message]).toEqual([3, 'exceeded the handler deadline (5s); worker thread terminated']);
     });
 
     it('refuses a policy whose fs_sandbox is not the worktree', async () => {
