@@ -33,6 +33,7 @@ describe('check outputs (ailang.md §1.3, §1.4)', () => {
               file: 'bad.ail',
               line: 2,
               column: 34,
+              suggestion: 'change the expression or the annotation so both have the expected type',
             },
           ],
         },

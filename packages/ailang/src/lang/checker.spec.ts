@@ -152,7 +152,7 @@ describe('checkProgram: what is reported (ailang.md §1.3 error JSON)', () => {
     const r = checkSources({}, 'nope.ail');
     expect([r.phase, r.diagnostics]).toEqual([
       'read',
-      [{ code: 'IO_ERROR', message: 'open nope.ail: no such file or directory', file: 'nope.ail' }],
+      [{ code: 'IO_ERROR', message: 'open nope.ail: no such file or directory', file: 'nope.ail', suggestion: 'check the path: it is relative to the worktree root' }],
     ]);
   });
 

@@ -75,6 +75,7 @@ describe('embeddedToolchain', () => {
               file: 'bad.ail',
               line: 2,
               column: 29,
+              suggestion: 'change the expression or the annotation so both have the expected type',
             },
           ],
         },
@@ -97,7 +98,7 @@ describe('embeddedToolchain', () => {
       const out = await tc.aiCheck(ctx, { path: 'nope.ail' });
       expect([out.exit_code, JSON.parse(out.stdout as string).check.errors]).toEqual([
         1,
-        [{ code: 'IO_ERROR', message: 'open nope.ail: no such file or directory', file: 'nope.ail' }],
+        [{ code: 'IO_ERROR', message: 'open nope.ail: no such file or directory', file: 'nope.ail', suggestion: 'check the path: it is relative to the worktree root' }],
       ]);
     });
 
