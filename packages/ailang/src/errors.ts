@@ -49,7 +49,12 @@ export class ToolProcessError extends AilangToolchainError {
   readonly code = 'tool_process';
   constructor(
     message: string,
-    readonly detail: { exitCode?: number | null; signal?: string | null; stdout?: string; stderr?: string } = {},
+    readonly detail: {
+      exitCode?: number | null;
+      signal?: string | null;
+      stdout?: string;
+      stderr?: string;
+    } = {},
   ) {
     super(message);
     this.name = 'ToolProcessError';

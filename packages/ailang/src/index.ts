@@ -30,7 +30,13 @@ export type { AilangContext, AilangPolicy, Toolchain } from './toolchain/types.j
 export { embeddedToolchain, EMBEDDED_VERSION } from './toolchain/embedded.js';
 export { binaryToolchain } from './toolchain/binary.js';
 export { classifyRunOutcome, type RunOutcome } from './policy/outcome.js';
-export { AilangToolchainError, OperatorGateError, PolicyMismatchError, RunEnvelopeError, ToolProcessError } from './errors.js';
+export {
+  AilangToolchainError,
+  OperatorGateError,
+  PolicyMismatchError,
+  RunEnvelopeError,
+  ToolProcessError,
+} from './errors.js';
 export {
   DEFAULT_RUN_CAPS,
   RUN_CAPS,

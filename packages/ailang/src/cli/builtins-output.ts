@@ -22,7 +22,9 @@ export function listBuiltins(filter: BuiltinsFilter = {}): BuiltinSpec[] {
   const q = filter.query?.toLowerCase();
   return [...BUILTINS]
     .filter((b) => filter.module === undefined || b.module === filter.module)
-    .filter((b) => q === undefined || [b.name, b.module, b.doc].some((s) => s.toLowerCase().includes(q)))
+    .filter(
+      (b) => q === undefined || [b.name, b.module, b.doc].some((s) => s.toLowerCase().includes(q)),
+    )
     .sort((a, b) => compareStrings(a.name, b.name));
 }
 

@@ -16,7 +16,11 @@ export interface CommandOutput {
 const INDENT = 2;
 
 function checkBlock(r: CheckResult): { passed: boolean; error_count: number; errors: unknown[] } {
-  return { passed: r.diagnostics.length === 0, error_count: r.diagnostics.length, errors: r.diagnostics };
+  return {
+    passed: r.diagnostics.length === 0,
+    error_count: r.diagnostics.length,
+    errors: r.diagnostics,
+  };
 }
 
 /** `ailang check --json`: `{file, passed, error_count, errors}`; exit 0 passed, 1 failed. */
@@ -38,9 +42,20 @@ export function aiCheckJson(r: CheckResult): CommandOutput {
   const out = {
     file: r.file,
     check: block,
-    verify: { available: false, verified: 0, counterexample: 0, skipped: 0, errors: 0, results: [] },
+    verify: {
+      available: false,
+      verified: 0,
+      counterexample: 0,
+      skipped: 0,
+      errors: 0,
+      results: [],
+    },
   };
-  return { exitCode: block.passed ? 0 : 1, stdout: `${JSON.stringify(out, null, INDENT)}\n`, stderr: '' };
+  return {
+    exitCode: block.passed ? 0 : 1,
+    stdout: `${JSON.stringify(out, null, INDENT)}\n`,
+    stderr: '',
+  };
 }
 
 /**
@@ -56,5 +71,9 @@ export function checkHuman(r: CheckResult, quiet: boolean): CommandOutput {
   if (r.diagnostics.length === 0) {
     return { exitCode: 0, stdout: `${stdout}\n✓ No errors found!\n`, stderr: '' };
   }
-  return { exitCode: 1, stdout, stderr: r.diagnostics.map((d) => `Error: ${d.message}\n`).join('') };
+  return {
+    exitCode: 1,
+    stdout,
+    stderr: r.diagnostics.map((d) => `Error: ${d.message}\n`).join(''),
+  };
 }

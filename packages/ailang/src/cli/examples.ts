@@ -29,7 +29,8 @@ export function corpusFiles(dir: string): string[] {
       const st = lstatSync(full);
       if (st.isSymbolicLink()) continue;
       if (st.isDirectory()) walk(full);
-      else if (st.isFile() && name.endsWith('.ail')) out.push(relative(dir, full).split(sep).join('/'));
+      else if (st.isFile() && name.endsWith('.ail'))
+        out.push(relative(dir, full).split(sep).join('/'));
     }
   };
   walk(dir);
@@ -51,7 +52,9 @@ export function examplesSearch(dir: string, query: string, maxHits: number): Com
     if (index < 0 && !rel.toLowerCase().includes(q)) continue;
     total++;
     if (hits.length < maxHits) {
-      hits.push(index < 0 ? `${rel}: (file name matches)` : `${rel}:${index + 1}: ${lines[index]!.trim()}`);
+      hits.push(
+        index < 0 ? `${rel}: (file name matches)` : `${rel}:${index + 1}: ${lines[index]!.trim()}`,
+      );
     }
   }
   if (total === 0) return { exitCode: 0, stdout: `No examples match "${query}".\n`, stderr: '' };
@@ -65,7 +68,11 @@ export function examplesSearch(dir: string, query: string, maxHits: number): Com
 /** `examples list`: every example path. */
 export function examplesList(dir: string): CommandOutput {
   const files = corpusFiles(dir);
-  return { exitCode: 0, stdout: `${files.length} examples:\n${files.map((f) => `${f}\n`).join('')}`, stderr: '' };
+  return {
+    exitCode: 0,
+    stdout: `${files.length} examples:\n${files.map((f) => `${f}\n`).join('')}`,
+    stderr: '',
+  };
 }
 
 /** `examples show <name>`: an example by relative path, or by file name without `.ail`. */
@@ -74,7 +81,10 @@ export function examplesShow(dir: string, name: string): CommandOutput {
   const wanted = name.endsWith('.ail') ? name : `${name}.ail`;
   const match = files.filter((f) => f === name || f === wanted || f.endsWith(`/${wanted}`));
   if (match.length !== 1) {
-    const why = match.length === 0 ? `no example named ${name}` : `${match.length} examples are named ${name}: ${match.join(', ')}`;
+    const why =
+      match.length === 0
+        ? `no example named ${name}`
+        : `${match.length} examples are named ${name}: ${match.join(', ')}`;
     return { exitCode: 1, stdout: '', stderr: `Error: ${why}\n` };
   }
   return { exitCode: 0, stdout: readFileSync(join(dir, match[0]!), 'utf8'), stderr: '' };

@@ -20,7 +20,10 @@ interface Iface {
 }
 
 function stdIface(module: string): Iface | null {
-  const funcs = BUILTINS.filter((b) => b.module === module).map((b) => ({ name: b.export, type: parseTypeText(b.type).type }));
+  const funcs = BUILTINS.filter((b) => b.module === module).map((b) => ({
+    name: b.export,
+    type: parseTypeText(b.type).type,
+  }));
   const types = STD_TYPES.filter((t) => t.module === module).map((t) => ({
     name: t.params.length > 0 ? `${t.name}[${t.params.join(', ')}]` : t.name,
     ctors: t.ctors.map((c) => (c.fields.length > 0 ? `${c.name}(${c.fields.join(', ')})` : c.name)),
@@ -32,14 +35,21 @@ function stdIface(module: string): Iface | null {
 
 function userIface(module: string, reader: SourceReader): Iface | { error: string } {
   const r = checkProgram(moduleFile(module), reader);
-  if (r.phase === 'read') return { error: `unknown module ${module}: ${r.diagnostics[0]!.message}` };
+  if (r.phase === 'read')
+    return { error: `unknown module ${module}: ${r.diagnostics[0]!.message}` };
   if (r.phase !== 'ok') return { error: r.diagnostics.map((d) => d.message).join('\n') };
   const m = r.modules[r.modules.length - 1]!;
   const funcs = funcDecls(m.ast)
     .filter((d) => d.exported)
     .map((d) => ({
       name: d.name,
-      type: { k: 'tfun', params: d.params.map((p) => p.type), ret: d.ret, effects: d.effects, pos: d.pos } as TypeExpr,
+      type: {
+        k: 'tfun',
+        params: d.params.map((p) => p.type),
+        ret: d.ret,
+        effects: d.effects,
+        pos: d.pos,
+      } as TypeExpr,
     }));
   const types = m.ast.decls
     .filter((d) => d.kind === 'type' && d.exported)
@@ -47,7 +57,11 @@ function userIface(module: string, reader: SourceReader): Iface | { error: strin
       const t = d as Extract<typeof d, { kind: 'type' }>;
       return {
         name: t.tparams.length > 0 ? `${t.name}[${t.tparams.join(', ')}]` : t.name,
-        ctors: (t.ctors ?? []).map((c) => (c.fields.length > 0 ? `${c.name}(${c.fields.map((f) => typeExprText(f)).join(', ')})` : c.name)),
+        ctors: (t.ctors ?? []).map((c) =>
+          c.fields.length > 0
+            ? `${c.name}(${c.fields.map((f) => typeExprText(f)).join(', ')})`
+            : c.name,
+        ),
         alias: t.alias ? typeExprText(t.alias) : '',
       };
     });
@@ -55,14 +69,20 @@ function userIface(module: string, reader: SourceReader): Iface | { error: strin
 }
 
 /** Runs `iface` for a std module or a module of the worktree. */
-export function ifaceCommand(module: string, compact: boolean, reader: SourceReader): CommandOutput {
+export function ifaceCommand(
+  module: string,
+  compact: boolean,
+  reader: SourceReader,
+): CommandOutput {
   const found = module.startsWith('std/') ? stdIface(module) : userIface(module, reader);
-  if (found === null) return { exitCode: 1, stdout: '', stderr: `Error: unknown module ${module}\n` };
+  if (found === null)
+    return { exitCode: 1, stdout: '', stderr: `Error: unknown module ${module}\n` };
   if ('error' in found) return { exitCode: 1, stdout: '', stderr: `Error: ${found.error}\n` };
   const funcs = [...found.funcs].sort((a, b) => compareStrings(a.name, b.name));
   if (compact) {
     const lines = [`module ${found.module}`];
-    for (const t of found.types) lines.push(`type ${t.name} = ${t.alias !== '' ? t.alias : t.ctors.join(' | ')}`);
+    for (const t of found.types)
+      lines.push(`type ${t.name} = ${t.alias !== '' ? t.alias : t.ctors.join(' | ')}`);
     for (const f of funcs) lines.push(`${f.name} : ${typeExprText(f.type, true)}`);
     return { exitCode: 0, stdout: `${lines.join('\n')}\n`, stderr: '' };
   }

@@ -17,7 +17,11 @@ export interface CliOp {
   flags: string[];
 }
 
-const op = (required: CliField[], flags: string[] = [], optional: CliField[] = []): CliOp => ({ required, optional, flags });
+const op = (required: CliField[], flags: string[] = [], optional: CliField[] = []): CliOp => ({
+  required,
+  optional,
+  flags,
+});
 
 /** The admitted ops (world-spec §3.8 table). */
 export const CLI_OPS: Readonly<Record<string, CliOp>> = {
@@ -73,7 +77,9 @@ export function validateCliRequest(
   for (const key of Object.keys(payload)) {
     const canon = KNOWN_KEYS.find((k) => k === foldCase(key));
     if (canon !== undefined && canon !== key) {
-      return { refused: `key "${key}" is a case-folded alias of "${canon}"; send "${canon}" exactly` };
+      return {
+        refused: `key "${key}" is a case-folded alias of "${canon}"; send "${canon}" exactly`,
+      };
     }
   }
   const name = payload.op;
@@ -81,7 +87,9 @@ export function validateCliRequest(
   if (typeof name !== 'string') return { refused: 'argument "op" must be a string' };
   const spec = CLI_OPS[name];
   if (spec === undefined || !allowedOps.includes(name)) {
-    return { refused: `op "${name}" is not an ailang-cli op; admitted: ${[...allowedOps].sort().join(', ')}` };
+    return {
+      refused: `op "${name}" is not an ailang-cli op; admitted: ${[...allowedOps].sort().join(', ')}`,
+    };
   }
   const flagsIn = payload.flags ?? {};
   if (typeof flagsIn !== 'object' || flagsIn === null || Array.isArray(flagsIn)) {
@@ -89,8 +97,10 @@ export function validateCliRequest(
   }
   const flags: Record<string, string> = {};
   for (const [k, v] of Object.entries(flagsIn)) {
-    if (name === 'fmt' && foldCase(k).replace(/^-+/, '') === 'write') return { refused: FMT_WRITE_REFUSAL };
-    if (typeof v !== 'string') return { refused: 'argument "flags" must be an object of string values' };
+    if (name === 'fmt' && foldCase(k).replace(/^-+/, '') === 'write')
+      return { refused: FMT_WRITE_REFUSAL };
+    if (typeof v !== 'string')
+      return { refused: 'argument "flags" must be an object of string values' };
     flags[k] = v;
   }
   for (const k of Object.keys(flags)) {
@@ -134,7 +144,8 @@ export function cliArgv(req: CliRequest, policyPath: string): string[] {
     pkg_docs: ['docs'],
   };
   const argv = [...(words[req.op] ?? [req.op])];
-  for (const k of Object.keys(req.flags).sort()) argv.push(req.flags[k] === '' ? `--${k}` : `--${k}=${req.flags[k]}`);
+  for (const k of Object.keys(req.flags).sort())
+    argv.push(req.flags[k] === '' ? `--${k}` : `--${k}=${req.flags[k]}`);
   for (const field of ['module', 'query', 'package', 'path'] as const) {
     const v = req[field];
     if (v !== undefined) {

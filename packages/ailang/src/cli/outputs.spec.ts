@@ -29,7 +29,8 @@ describe('check outputs (ailang.md §1.3, §1.4)', () => {
           errors: [
             {
               code: 'TC_TYPE_001',
-              message: 'type error in bad (decl 0): at bad.ail:2:34: type mismatch in the function body: expected int, got string',
+              message:
+                'type error in bad (decl 0): at bad.ail:2:34: type mismatch in the function body: expected int, got string',
               file: 'bad.ail',
               line: 2,
               column: 34,
@@ -37,13 +38,29 @@ describe('check outputs (ailang.md §1.3, §1.4)', () => {
             },
           ],
         },
-        verify: { available: false, verified: 0, counterexample: 0, skipped: 0, errors: 0, results: [] },
+        verify: {
+          available: false,
+          verified: 0,
+          counterexample: 0,
+          skipped: 0,
+          errors: 0,
+          results: [],
+        },
       },
     ]);
   });
 
   it.each([
-    [OK, 'ok.ail', false, { exitCode: 0, stdout: '→ Type checking ok.ail...\n→ Effect checking...\n\n✓ No errors found!\n', stderr: '' }],
+    [
+      OK,
+      'ok.ail',
+      false,
+      {
+        exitCode: 0,
+        stdout: '→ Type checking ok.ail...\n→ Effect checking...\n\n✓ No errors found!\n',
+        stderr: '',
+      },
+    ],
     [OK, 'ok.ail', true, { exitCode: 0, stdout: '\n✓ No errors found!\n', stderr: '' }],
     [
       BAD,
@@ -52,7 +69,8 @@ describe('check outputs (ailang.md §1.3, §1.4)', () => {
       {
         exitCode: 1,
         stdout: '→ Type checking bad.ail...\n',
-        stderr: 'Error: type error in bad (decl 0): at bad.ail:2:34: type mismatch in the function body: expected int, got string\n',
+        stderr:
+          'Error: type error in bad (decl 0): at bad.ail:2:34: type mismatch in the function body: expected int, got string\n',
       },
     ],
   ])('prints the human check of %#', (files, file, quiet, expected) => {
@@ -74,7 +92,10 @@ describe('builtins inventory (ailang.md §1.7; world-spec §3.6)', () => {
   });
 
   it('filters by exact module and by query over name, module and description', () => {
-    expect(listBuiltins({ module: 'std/io', query: 'println' }).map((b) => b.name)).toEqual(['_io_eprintln', '_io_println']);
+    expect(listBuiltins({ module: 'std/io', query: 'println' }).map((b) => b.name)).toEqual([
+      '_io_eprintln',
+      '_io_println',
+    ]);
   });
 
   it('prints the JSON inventory on one line', () => {
@@ -86,24 +107,36 @@ describe('builtins inventory (ailang.md §1.7; world-spec §3.6)', () => {
 });
 
 describe('iface (ailang.md §1.7)', () => {
-  const wt = tempWorktree({ 'lib/util.ail': 'module lib/util\nexport type Pair = Pair(int, int)\nexport pure func add(a: int, b: int) -> int = a + b\nfunc hidden() -> int = 1\n' });
+  const wt = tempWorktree({
+    'lib/util.ail':
+      'module lib/util\nexport type Pair = Pair(int, int)\nexport pure func add(a: int, b: int) -> int = a + b\nfunc hidden() -> int = 1\n',
+  });
   afterAll(() => wt.cleanup());
 
   it('prints the compact std/io interface of the world-spec §3.8 example', () => {
     const out = ifaceCommand('std/io', true, worktreeReader(wt.dir));
-    expect(out.stdout.split('\n').slice(0, 3)).toEqual(['module std/io', 'eprintln : (string)->()!{IO}', 'exit : (int)->()!{IO}']);
+    expect(out.stdout.split('\n').slice(0, 3)).toEqual([
+      'module std/io',
+      'eprintln : (string)->()!{IO}',
+      'exit : (int)->()!{IO}',
+    ]);
   });
 
   it('prints a worktree module as JSON, exports only', () => {
     expect(ifaceCommand('lib/util', false, worktreeReader(wt.dir))).toEqual({
       exitCode: 0,
-      stdout: '{"module":"lib/util","types":[{"name":"Pair","ctors":["Pair(int, int)"],"alias":""}],"funcs":[{"name":"add","type":"(int, int) -> int"}]}\n',
+      stdout:
+        '{"module":"lib/util","types":[{"name":"Pair","ctors":["Pair(int, int)"],"alias":""}],"funcs":[{"name":"add","type":"(int, int) -> int"}]}\n',
       stderr: '',
     });
   });
 
   it('fails with exit 1 for an unknown module', () => {
-    expect(ifaceCommand('std/nope', false, worktreeReader(wt.dir))).toEqual({ exitCode: 1, stdout: '', stderr: 'Error: unknown module std/nope\n' });
+    expect(ifaceCommand('std/nope', false, worktreeReader(wt.dir))).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'Error: unknown module std/nope\n',
+    });
   });
 });
 
@@ -116,7 +149,9 @@ describe('examples corpus (world-spec §3.7)', () => {
   afterAll(() => corpus.cleanup());
 
   it('finds the first matching line of each example', () => {
-    expect(examplesSearch(corpus.dir, 'FOLD', 20).stdout).toBe('1 example matches "FOLD":\nrunnable/lists.ail:2: -- folds\n');
+    expect(examplesSearch(corpus.dir, 'FOLD', 20).stdout).toBe(
+      '1 example matches "FOLD":\nrunnable/lists.ail:2: -- folds\n',
+    );
   });
 
   it('reports no match', () => {

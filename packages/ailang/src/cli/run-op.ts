@@ -2,7 +2,13 @@ import { checkProgram } from '../lang/program.js';
 import { admitProgram, decisionOutput } from '../policy/admission.js';
 import type { EffectivePolicy } from '../policy/policy.js';
 import { worktreeReader } from '../toolchain/confine.js';
-import { builtinShowText, builtinsJson, builtinsText, findBuiltin, listBuiltins } from './builtins-output.js';
+import {
+  builtinShowText,
+  builtinsJson,
+  builtinsText,
+  findBuiltin,
+  listBuiltins,
+} from './builtins-output.js';
 import { aiCheckJson, checkHuman, checkJson, type CommandOutput } from './check-output.js';
 import { examplesList, examplesSearch, examplesShow, NO_CORPUS_REFUSAL } from './examples.js';
 import { ifaceCommand } from './iface.js';
@@ -65,7 +71,9 @@ export function runOp(job: OpJob): OpResult {
   if (why !== undefined) return { refused: unsupportedOp(req.op, why) };
   for (const flag of UNSUPPORTED_FLAGS[req.op] ?? []) {
     if (flag in req.flags) {
-      return { refused: `op ${req.op} flag --${flag} is not supported by the embedded AILANG toolchain; set AILANG_BIN to a real ailang binary for it` };
+      return {
+        refused: `op ${req.op} flag --${flag} is not supported by the embedded AILANG toolchain; set AILANG_BIN to a real ailang binary for it`,
+      };
     }
   }
   const reader = worktreeReader(worktree);
@@ -80,20 +88,38 @@ export function runOp(job: OpJob): OpResult {
     case 'ai_check': {
       const timeout = req.flags.timeout;
       if (timeout !== undefined && !GO_DURATION.test(timeout)) {
-        return { output: { exitCode: 1, stdout: '', stderr: `Error: invalid value "${timeout}" for flag -timeout: parse error\n` } };
+        return {
+          output: {
+            exitCode: 1,
+            stdout: '',
+            stderr: `Error: invalid value "${timeout}" for flag -timeout: parse error\n`,
+          },
+        };
       }
       return { output: aiCheckJson(checkProgram(req.path!, reader)) };
     }
     case 'builtins_list': {
       const items = listBuiltins({ module: req.flags.module, query: req.flags.query });
-      return { output: { exitCode: 0, stdout: 'json' in req.flags ? builtinsJson(items) : builtinsText(items), stderr: '' } };
+      return {
+        output: {
+          exitCode: 0,
+          stdout: 'json' in req.flags ? builtinsJson(items) : builtinsText(items),
+          stderr: '',
+        },
+      };
     }
     case 'builtins_show': {
       const found = findBuiltin(req.module!);
       if (found.length === 0) {
         const partial = listBuiltins({ query: req.module! }).map((b) => b.name);
         const hint = partial.length > 0 ? `\nDid you mean: ${partial.slice(0, 5).join(', ')}` : '';
-        return { output: { exitCode: 1, stdout: '', stderr: `Error: unknown builtin "${req.module}"${hint}\n` } };
+        return {
+          output: {
+            exitCode: 1,
+            stdout: '',
+            stderr: `Error: unknown builtin "${req.module}"${hint}\n`,
+          },
+        };
       }
       return { output: { exitCode: 0, stdout: found.map(builtinShowText).join('\n'), stderr: '' } };
     }
@@ -101,7 +127,13 @@ export function runOp(job: OpJob): OpResult {
       return { output: ifaceCommand(req.module!, 'compact' in req.flags, reader) };
     case 'policy_check': {
       const a = admitProgram(req.path!, reader, job.policy);
-      const stdout = decisionOutput(req.path!, job.policy.path, a.module, a.decision, !a.admitted && a.sourceTooLarge);
+      const stdout = decisionOutput(
+        req.path!,
+        job.policy.path,
+        a.module,
+        a.decision,
+        !a.admitted && a.sourceTooLarge,
+      );
       return { output: { exitCode: a.admitted ? 0 : a.exitCode, stdout, stderr: '' } };
     }
     case 'examples_search':
@@ -109,7 +141,8 @@ export function runOp(job: OpJob): OpResult {
     case 'examples_show': {
       const dir = corpus();
       if (dir === null) return { refused: NO_CORPUS_REFUSAL };
-      if (req.op === 'examples_search') return { output: examplesSearch(dir, req.query!, job.examplesMaxHits) };
+      if (req.op === 'examples_search')
+        return { output: examplesSearch(dir, req.query!, job.examplesMaxHits) };
       if (req.op === 'examples_list') return { output: examplesList(dir) };
       return { output: examplesShow(dir, req.module!) };
     }

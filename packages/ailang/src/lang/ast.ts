@@ -10,7 +10,13 @@ export type TypeExpr =
   | { k: 'tlist'; elem: TypeExpr; pos: Pos }
   | { k: 'ttuple'; items: TypeExpr[]; pos: Pos }
   | { k: 'tunit'; pos: Pos }
-  | { k: 'trecord'; fields: { name: string; type: TypeExpr }[]; rest: string | null; open: boolean; pos: Pos }
+  | {
+      k: 'trecord';
+      fields: { name: string; type: TypeExpr }[];
+      rest: string | null;
+      open: boolean;
+      pos: Pos;
+    }
   | { k: 'tfun'; params: TypeExpr[]; ret: TypeExpr; effects: EffectRow | null; pos: Pos };
 
 /** An effect row `! {IO, FS, e}`: capability labels plus lowercase row variables. */
@@ -87,8 +93,23 @@ export type Expr =
   | { k: 'update'; base: Expr; fields: { name: string; value: Expr; pos: Pos }[]; pos: Pos }
   | { k: 'field'; target: Expr; name: string; pos: Pos }
   | { k: 'call'; fn: Expr; args: Expr[]; pos: Pos }
-  | { k: 'lambda'; params: Param[]; ret: TypeExpr | null; effects: EffectRow | null; body: Expr; pos: Pos }
-  | { k: 'let'; pat: Pattern; type: TypeExpr | null; value: Expr; body: Expr; rec: boolean; pos: Pos }
+  | {
+      k: 'lambda';
+      params: Param[];
+      ret: TypeExpr | null;
+      effects: EffectRow | null;
+      body: Expr;
+      pos: Pos;
+    }
+  | {
+      k: 'let';
+      pat: Pattern;
+      type: TypeExpr | null;
+      value: Expr;
+      body: Expr;
+      rec: boolean;
+      pos: Pos;
+    }
   | { k: 'seq'; first: Expr; then: Expr; pos: Pos }
   | { k: 'if'; cond: Expr; then: Expr; else: Expr; pos: Pos }
   | { k: 'match'; scrutinee: Expr; arms: Arm[]; pos: Pos }

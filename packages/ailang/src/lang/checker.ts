@@ -1,4 +1,4 @@
-import type { Decl, Expr, FuncDecl, Module, Pattern, TypeDecl, TypeExpr } from './ast.js';
+import type { Expr, FuncDecl, Module, Pattern, TypeDecl, TypeExpr } from './ast.js';
 import { CompileError, type ErrorCode, type Pos } from './diagnostics.js';
 import { BASE_TYPES, parseTypeText } from './parser.js';
 import {
@@ -23,7 +23,13 @@ import {
   type TVar,
   type Type,
 } from './types.js';
-import { BUILTINS, STD_MODULES, STD_TYPES, effectOf, type BuiltinSpec } from '../stdlib/registry.js';
+import {
+  BUILTINS,
+  STD_MODULES,
+  STD_TYPES,
+  effectOf,
+  type BuiltinSpec,
+} from '../stdlib/registry.js';
 
 /**
  * The type checker of the embedded subset: Hindley–Milner inference with let-polymorphism for
@@ -109,11 +115,20 @@ let stdCache: Map<string, ModuleInterface> | null = null;
 let preludeCache: ModuleInterface | null = null;
 
 /** The interfaces of the embedded std modules and of the prelude (show, Option, Result). */
-export function stdInterfaces(): { modules: Map<string, ModuleInterface>; prelude: ModuleInterface } {
+export function stdInterfaces(): {
+  modules: Map<string, ModuleInterface>;
+  prelude: ModuleInterface;
+} {
   if (stdCache && preludeCache) return { modules: stdCache, prelude: preludeCache };
   const modules = new Map<string, ModuleInterface>();
-  const prelude: ModuleInterface = { path: PRELUDE_MODULE, values: new Map(), types: new Map(), ctors: new Map() };
-  for (const path of STD_MODULES.keys()) modules.set(path, { path, values: new Map(), types: new Map(), ctors: new Map() });
+  const prelude: ModuleInterface = {
+    path: PRELUDE_MODULE,
+    values: new Map(),
+    types: new Map(),
+    ctors: new Map(),
+  };
+  for (const path of STD_MODULES.keys())
+    modules.set(path, { path, values: new Map(), types: new Map(), ctors: new Map() });
   for (const t of STD_TYPES) {
     const key = `${t.module}.${t.name}`;
     const info: TypeInfo = {
@@ -126,17 +141,35 @@ export function stdInterfaces(): { modules: Map<string, ModuleInterface>; prelud
       exported: true,
     };
     const vars = new Map<string, TVar>(t.params.map((p) => [p, U.fresh()]));
-    const result = con(t.name, t.params.map((p) => vars.get(p)!), key);
+    const result = con(
+      t.name,
+      t.params.map((p) => vars.get(p)!),
+      key,
+    );
     const iface = modules.get(t.module)!;
     iface.types.set(t.name, info);
     prelude.types.set(t.name, info);
     for (const c of t.ctors) {
       const fields = c.fields.map((f) => vars.get(f)!);
       const type: Type = fields.length === 0 ? result : { t: 'fun', params: fields, ret: result };
-      const ctor: CtorInfo = { name: c.name, typeName: t.name, arity: fields.length, scheme: { vars: [...vars.values()], type }, module: t.module };
+      const ctor: CtorInfo = {
+        name: c.name,
+        typeName: t.name,
+        arity: fields.length,
+        scheme: { vars: [...vars.values()], type },
+        module: t.module,
+      };
       iface.ctors.set(c.name, ctor);
       prelude.ctors.set(c.name, ctor);
-      const value: ValueInfo = { kind: 'ctor', name: c.name, module: t.module, scheme: ctor.scheme, effects: [], ctor, exported: true };
+      const value: ValueInfo = {
+        kind: 'ctor',
+        name: c.name,
+        module: t.module,
+        scheme: ctor.scheme,
+        effects: [],
+        ctor,
+        exported: true,
+      };
       iface.values.set(c.name, value);
       prelude.values.set(c.name, value);
     }
@@ -179,7 +212,13 @@ type VarMode = 'free' | 'closed';
  * @throws CompileError TC_UNDEF_002 for an unknown type or type variable, TC_ARITY_001 for a
  *   type applied to the wrong number of arguments
  */
-function convertType(te: TypeExpr, scope: ModuleScope, vars: Map<string, Type>, mode: VarMode, depth = 0): Type {
+function convertType(
+  te: TypeExpr,
+  scope: ModuleScope,
+  vars: Map<string, Type>,
+  mode: VarMode,
+  depth = 0,
+): Type {
   const go = (x: TypeExpr): Type => convertType(x, scope, vars, mode, depth);
   switch (te.k) {
     case 'tunit':
@@ -193,7 +232,12 @@ function convertType(te: TypeExpr, scope: ModuleScope, vars: Map<string, Type>, 
     case 'trecord': {
       const fields = new Map<string, Type>();
       for (const f of te.fields) {
-        if (fields.has(f.name)) throw new CompileError('TC_REC_002', `duplicate field "${f.name}" in record type`, te.pos);
+        if (fields.has(f.name))
+          throw new CompileError(
+            'TC_REC_002',
+            `duplicate field "${f.name}" in record type`,
+            te.pos,
+          );
         fields.set(f.name, go(f.type));
       }
       let rest: Type | null = null;
@@ -201,7 +245,8 @@ function convertType(te: TypeExpr, scope: ModuleScope, vars: Map<string, Type>, 
         if (te.rest !== null) {
           rest = vars.get(te.rest) ?? null;
           if (rest === null) {
-            if (mode === 'closed') throw new CompileError('TC_UNDEF_002', `undefined type variable ${te.rest}`, te.pos);
+            if (mode === 'closed')
+              throw new CompileError('TC_UNDEF_002', `undefined type variable ${te.rest}`, te.pos);
             rest = U.fresh();
             vars.set(te.rest, rest);
           }
@@ -213,13 +258,15 @@ function convertType(te: TypeExpr, scope: ModuleScope, vars: Map<string, Type>, 
     }
     case 'tname': {
       if (BASE_TYPES.has(te.name)) {
-        if (te.args.length > 0) throw new CompileError('TC_ARITY_001', `type ${te.name} takes no arguments`, te.pos);
+        if (te.args.length > 0)
+          throw new CompileError('TC_ARITY_001', `type ${te.name} takes no arguments`, te.pos);
         return te.name === 'unit' ? UNIT : con(te.name);
       }
       if (/^[a-z_]/.test(te.name)) {
         let v = vars.get(te.name);
         if (v === undefined) {
-          if (mode === 'closed') throw new CompileError('TC_UNDEF_002', `undefined type variable ${te.name}`, te.pos);
+          if (mode === 'closed')
+            throw new CompileError('TC_UNDEF_002', `undefined type variable ${te.name}`, te.pos);
           v = U.fresh();
           vars.set(te.name, v);
         }
@@ -227,7 +274,12 @@ function convertType(te: TypeExpr, scope: ModuleScope, vars: Map<string, Type>, 
       }
       const info = scope.types.get(te.name);
       if (info === undefined) {
-        throw new CompileError('TC_UNDEF_002', `undefined type ${te.name}`, te.pos, typeSuggestion(te.name));
+        throw new CompileError(
+          'TC_UNDEF_002',
+          `undefined type ${te.name}`,
+          te.pos,
+          typeSuggestion(te.name),
+        );
       }
       if (info.params.length !== te.args.length) {
         throw new CompileError(
@@ -238,7 +290,8 @@ function convertType(te: TypeExpr, scope: ModuleScope, vars: Map<string, Type>, 
       }
       const args = te.args.map(go);
       if (info.alias !== null) {
-        if (depth > ALIAS_DEPTH_MAX) throw new CompileError('TC_INF_001', `type alias ${te.name} expands forever`, te.pos);
+        if (depth > ALIAS_DEPTH_MAX)
+          throw new CompileError('TC_INF_001', `type alias ${te.name} expands forever`, te.pos);
         const sub = new Map<string, Type>(info.params.map((p, i) => [p, args[i]!]));
         return convertType(info.alias, scope, sub, 'closed', depth + 1);
       }
@@ -265,7 +318,10 @@ function typeSuggestion(name: string): string | undefined {
  * @param deps interfaces of every imported module by path (std ones included)
  * @returns the module's interface, its scope (for the interpreter) and its errors
  */
-export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterface>): CheckedModule {
+export function checkModule(
+  ast: Module,
+  deps: ReadonlyMap<string, ModuleInterface>,
+): CheckedModule {
   const { prelude } = stdInterfaces();
   const errors: DeclError[] = [];
   const scope: ModuleScope = {
@@ -274,7 +330,12 @@ export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterfa
     ctors: new Map(prelude.ctors),
     qualified: new Map(),
   };
-  const iface: ModuleInterface = { path: ast.name, values: new Map(), types: new Map(), ctors: new Map() };
+  const iface: ModuleInterface = {
+    path: ast.name,
+    values: new Map(),
+    types: new Map(),
+    ctors: new Map(),
+  };
   const importedFrom = new Map<string, string>();
 
   // Imports
@@ -288,7 +349,12 @@ export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterfa
       const ctor = dep.ctors.get(name);
       if (!value && !type && !ctor) {
         errors.push({
-          error: new CompileError('IMP011', `${imp.path} does not export ${name}`, pos, exportsHint(dep)),
+          error: new CompileError(
+            'IMP011',
+            `${imp.path} does not export ${name}`,
+            pos,
+            exportsHint(dep),
+          ),
           decl: -1,
         });
         return;
@@ -333,7 +399,10 @@ export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterfa
   ast.decls.forEach((d, index) => {
     if (d.kind !== 'type') return;
     if (own.has(d.name) || (importedFrom.has(d.name) && scope.types.has(d.name))) {
-      errors.push({ error: new CompileError('TC_DUP_001', `type ${d.name} is defined twice`, d.pos), decl: index });
+      errors.push({
+        error: new CompileError('TC_DUP_001', `type ${d.name} is defined twice`, d.pos),
+        decl: index,
+      });
       return;
     }
     own.add(d.name);
@@ -365,7 +434,9 @@ export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterfa
       if (own.has(d.name) || importedFrom.has(d.name)) {
         throw new CompileError(
           'TC_DUP_001',
-          importedFrom.has(d.name) ? `${d.name} is both imported from ${importedFrom.get(d.name)} and defined here` : `${d.name} is defined twice`,
+          importedFrom.has(d.name)
+            ? `${d.name} is both imported from ${importedFrom.get(d.name)} and defined here`
+            : `${d.name} is defined twice`,
           d.pos,
         );
       }
@@ -398,8 +469,17 @@ export function checkModule(ast: Module, deps: ReadonlyMap<string, ModuleInterfa
           'remove the @limit / @min annotation; the run policy budgets FS operations',
         );
       }
-      if (d.pure && d.effects !== null && (d.effects.labels.length > 0 || d.effects.vars.length > 0)) {
-        throw new CompileError('TC_EFF_001', `pure function ${d.name} declares effects`, d.effects.pos, 'drop "pure" or the effect row');
+      if (
+        d.pure &&
+        d.effects !== null &&
+        (d.effects.labels.length > 0 || d.effects.vars.length > 0)
+      ) {
+        throw new CompileError(
+          'TC_EFF_001',
+          `pure function ${d.name} declares effects`,
+          d.effects.pos,
+          'drop "pure" or the effect row',
+        );
       }
     } catch (e) {
       if (!(e instanceof CompileError)) throw e;
@@ -423,18 +503,41 @@ function exportsHint(dep: ModuleInterface): string {
   return `${dep.path} exports: ${[...new Set(names)].join(', ')}`;
 }
 
-function declareCtors(d: TypeDecl, module: string, scope: ModuleScope, iface: ModuleInterface): void {
+function declareCtors(
+  d: TypeDecl,
+  module: string,
+  scope: ModuleScope,
+  iface: ModuleInterface,
+): void {
   const vars = new Map<string, Type>(d.tparams.map((p) => [p, U.fresh()]));
   const info = scope.types.get(d.name)!;
-  const result = con(d.name, d.tparams.map((p) => vars.get(p)!), info.key);
+  const result = con(
+    d.name,
+    d.tparams.map((p) => vars.get(p)!),
+    info.key,
+  );
   for (const c of d.ctors!) {
     if (scope.ctors.has(c.name) && scope.ctors.get(c.name)!.module === module) {
       throw new CompileError('TC_DUP_001', `constructor ${c.name} is defined twice`, c.pos);
     }
     const fields = c.fields.map((f) => convertType(f, scope, vars, 'closed'));
     const type: Type = fields.length === 0 ? result : { t: 'fun', params: fields, ret: result };
-    const ctor: CtorInfo = { name: c.name, typeName: d.name, arity: fields.length, scheme: { vars: [...vars.values()] as TVar[], type }, module };
-    const value: ValueInfo = { kind: 'ctor', name: c.name, module, scheme: ctor.scheme, effects: [], ctor, exported: d.exported };
+    const ctor: CtorInfo = {
+      name: c.name,
+      typeName: d.name,
+      arity: fields.length,
+      scheme: { vars: [...vars.values()] as TVar[], type },
+      module,
+    };
+    const value: ValueInfo = {
+      kind: 'ctor',
+      name: c.name,
+      module,
+      scheme: ctor.scheme,
+      effects: [],
+      ctor,
+      exported: d.exported,
+    };
     scope.ctors.set(c.name, ctor);
     scope.values.set(c.name, value);
     if (d.exported) {
@@ -474,10 +577,18 @@ class BodyChecker {
 
   checkFunc(d: FuncDecl): void {
     const rigid = new Map<string, Type>();
-    const rigidOf = (name: string): Type => ({ ...con(name, [], `rigid:${d.name}:${name}`), rigid: true });
+    const rigidOf = (name: string): Type => ({
+      ...con(name, [], `rigid:${d.name}:${name}`),
+      rigid: true,
+    });
     for (const tp of d.tparams) rigid.set(tp, rigidOf(tp));
     const collect = (te: TypeExpr): void => {
-      if (te.k === 'tname' && /^[a-z_]/.test(te.name) && !BASE_TYPES.has(te.name) && !rigid.has(te.name)) {
+      if (
+        te.k === 'tname' &&
+        /^[a-z_]/.test(te.name) &&
+        !BASE_TYPES.has(te.name) &&
+        !rigid.has(te.name)
+      ) {
         rigid.set(te.name, rigidOf(te.name));
       }
       if (te.k === 'tname') te.args.forEach(collect);
@@ -494,7 +605,8 @@ class BodyChecker {
     const locals = new Locals();
     const seen = new Set<string>();
     for (const p of d.params) {
-      if (seen.has(p.name)) throw new CompileError('TC_DUP_001', `parameter ${p.name} is declared twice`, p.pos);
+      if (seen.has(p.name))
+        throw new CompileError('TC_DUP_001', `parameter ${p.name} is declared twice`, p.pos);
       seen.add(p.name);
       locals.set(p.name, mono(convertType(p.type, this.scope, rigid, 'free')));
     }
@@ -530,12 +642,17 @@ class BodyChecker {
 
   private report(e: UnifyError, expected: Type, actual: Type, pos: Pos, what?: string): never {
     if (e.kind === 'class') this.fail('TC_CLASS_001', e.message, pos);
-    if (e.kind === 'occurs') this.fail('TC_INF_001', `infinite type: ${what ?? 'a value'} would contain itself`, pos);
+    if (e.kind === 'occurs')
+      this.fail('TC_INF_001', `infinite type: ${what ?? 'a value'} would contain itself`, pos);
     if (e.kind === 'field') this.fail('TC_REC_001', e.message, pos);
     const namer = new TypeNamer();
     const exp = showType(expected, namer);
     const act = showType(actual, namer);
-    this.fail('TC_TYPE_001', `type mismatch${what ? ` in ${what}` : ''}: expected ${exp}, got ${act}`, pos);
+    this.fail(
+      'TC_TYPE_001',
+      `type mismatch${what ? ` in ${what}` : ''}: expected ${exp}, got ${act}`,
+      pos,
+    );
   }
 
   private lookup(name: string, pos: Pos, locals: Locals): Type {
@@ -568,9 +685,16 @@ class BodyChecker {
         return this.lookup(e.name, e.pos, locals);
       case 'qvar': {
         const mod = this.scope.qualified.get(e.qualifier);
-        if (!mod) this.fail('TC_UNDEF_001', `undefined module alias ${e.qualifier}`, e.pos, `import a module as ${e.qualifier}`);
+        if (!mod)
+          this.fail(
+            'TC_UNDEF_001',
+            `undefined module alias ${e.qualifier}`,
+            e.pos,
+            `import a module as ${e.qualifier}`,
+          );
         const v = mod.values.get(e.name);
-        if (!v) this.fail('TC_UNDEF_001', `${mod.path} has no export ${e.name}`, e.pos, exportsHint(mod));
+        if (!v)
+          this.fail('TC_UNDEF_001', `${mod.path} has no export ${e.name}`, e.pos, exportsHint(mod));
         return U.instantiate(v.scheme);
       }
       case 'ctor': {
@@ -579,7 +703,8 @@ class BodyChecker {
       }
       case 'list': {
         const elem = U.fresh();
-        for (const item of e.items) this.expect(elem, this.infer(item, locals), item.pos, 'a list element');
+        for (const item of e.items)
+          this.expect(elem, this.infer(item, locals), item.pos, 'a list element');
         return listOf(elem);
       }
       case 'tuple':
@@ -587,7 +712,8 @@ class BodyChecker {
       case 'record': {
         const fields = new Map<string, Type>();
         for (const f of e.fields) {
-          if (fields.has(f.name)) this.fail('TC_REC_002', `duplicate field "${f.name}" in record`, f.pos);
+          if (fields.has(f.name))
+            this.fail('TC_REC_002', `duplicate field "${f.name}" in record`, f.pos);
           fields.set(f.name, this.infer(f.value, locals));
         }
         return { t: 'rec', fields, rest: null };
@@ -609,14 +735,21 @@ class BodyChecker {
         const params: Type[] = [];
         const seen = new Set<string>();
         for (const p of e.params) {
-          if (seen.has(p.name) && p.name !== '_') this.fail('TC_DUP_001', `parameter ${p.name} is declared twice`, p.pos);
+          if (seen.has(p.name) && p.name !== '_')
+            this.fail('TC_DUP_001', `parameter ${p.name} is declared twice`, p.pos);
           seen.add(p.name);
           const t = p.type ? convertType(p.type, this.scope, new Map(), 'free') : U.fresh();
           params.push(t);
           inner.set(p.name, mono(t));
         }
         const body = this.infer(e.body, inner);
-        if (e.ret) this.expect(convertType(e.ret, this.scope, new Map(), 'free'), body, resultPos(e.body), 'the function body');
+        if (e.ret)
+          this.expect(
+            convertType(e.ret, this.scope, new Map(), 'free'),
+            body,
+            resultPos(e.body),
+            'the function body',
+          );
         return { t: 'fun', params, ret: body };
       }
       case 'let': {
@@ -628,14 +761,21 @@ class BodyChecker {
           inner.set(name, mono(self));
           const vt = this.infer(e.value, inner);
           this.expect(self, vt, e.value.pos, `letrec ${name}`);
-          if (e.type) this.expect(convertType(e.type, this.scope, new Map(), 'free'), vt, e.value.pos);
+          if (e.type)
+            this.expect(convertType(e.type, this.scope, new Map(), 'free'), vt, e.value.pos);
           U.leave();
           inner.set(name, e.value.k === 'lambda' ? U.generalize(vt) : mono(vt));
           return this.infer(e.body, inner);
         }
         U.enter();
         const vt = this.infer(e.value, locals);
-        if (e.type) this.expect(convertType(e.type, this.scope, new Map(), 'free'), vt, e.value.pos, 'the let binding');
+        if (e.type)
+          this.expect(
+            convertType(e.type, this.scope, new Map(), 'free'),
+            vt,
+            e.value.pos,
+            'the let binding',
+          );
         U.leave();
         if (e.pat.k === 'pvar' && e.value.k === 'lambda') {
           inner.set(e.pat.name, U.generalize(vt));
@@ -659,7 +799,8 @@ class BodyChecker {
         for (const arm of e.arms) {
           const inner = locals.child();
           this.bindPattern(arm.pat, st, inner, new Set());
-          if (arm.guard) this.expect(BOOL, this.infer(arm.guard, inner), arm.guard.pos, 'the match guard');
+          if (arm.guard)
+            this.expect(BOOL, this.infer(arm.guard, inner), arm.guard.pos, 'the match guard');
           this.expect(result, this.infer(arm.body, inner), resultPos(arm.body), 'the match arm');
         }
         return result;
@@ -680,10 +821,16 @@ class BodyChecker {
   }
 
   private ctor(name: string, qualifier: string | null, pos: Pos) {
-    const table = qualifier === null ? this.scope.ctors : this.scope.qualified.get(qualifier)?.ctors;
+    const table =
+      qualifier === null ? this.scope.ctors : this.scope.qualified.get(qualifier)?.ctors;
     const c = table?.get(name);
     if (!c) {
-      this.fail('TC_UNDEF_003', `undefined constructor ${qualifier ? `${qualifier}.` : ''}${name}`, pos, ctorSuggestion(name, this.scope));
+      this.fail(
+        'TC_UNDEF_003',
+        `undefined constructor ${qualifier ? `${qualifier}.` : ''}${name}`,
+        pos,
+        ctorSuggestion(name, this.scope),
+      );
     }
     return c;
   }
@@ -708,10 +855,19 @@ class BodyChecker {
         );
       }
     } else if (t.t !== 'var') {
-      this.fail('TC_TYPE_001', `field access .${name} on a value of type ${showType(t)}, not a record`, pos);
+      this.fail(
+        'TC_TYPE_001',
+        `field access .${name} on a value of type ${showType(t)}, not a record`,
+        pos,
+      );
     }
     const ft = set ?? U.fresh();
-    this.expect({ t: 'rec', fields: new Map([[name, ft]]), rest: U.fresh() }, t, pos, `field "${name}"`);
+    this.expect(
+      { t: 'rec', fields: new Map([[name, ft]]), rest: U.fresh() },
+      t,
+      pos,
+      `field "${name}"`,
+    );
     return ft;
   }
 
@@ -729,7 +885,9 @@ class BodyChecker {
           'AILANG has no partial application: pass every argument, or wrap the call in a lambda',
         );
       }
-      fnType.params.forEach((p, i) => this.expect(p, args[i]!, e.args[i]!.pos, `argument ${i + 1} of ${callee}`));
+      fnType.params.forEach((p, i) =>
+        this.expect(p, args[i]!, e.args[i]!.pos, `argument ${i + 1} of ${callee}`),
+      );
       return fnType.ret;
     }
     if (fnType.t === 'var') {
@@ -791,7 +949,8 @@ class BodyChecker {
       case 'pwild':
         return;
       case 'pvar':
-        if (bound.has(p.name)) this.fail('TC_DUP_001', `${p.name} is bound twice in one pattern`, p.pos);
+        if (bound.has(p.name))
+          this.fail('TC_DUP_001', `${p.name} is bound twice in one pattern`, p.pos);
         bound.add(p.name);
         locals.set(p.name, mono(t));
         return;
@@ -821,7 +980,8 @@ class BodyChecker {
         const ct = prune(U.instantiate(c.scheme));
         const result = ct.t === 'fun' ? ct.ret : ct;
         this.expect(t, result, p.pos, 'the pattern');
-        if (ct.t === 'fun') ct.params.forEach((ft, i) => this.bindPattern(p.args[i]!, ft, locals, bound));
+        if (ct.t === 'fun')
+          ct.params.forEach((ft, i) => this.bindPattern(p.args[i]!, ft, locals, bound));
         return;
       }
       case 'plist': {
@@ -847,7 +1007,12 @@ class BodyChecker {
       case 'precord': {
         const fields = new Map<string, Type>();
         for (const f of p.fields) fields.set(f.name, U.fresh());
-        this.expect(t, { t: 'rec', fields, rest: p.open ? U.fresh() : null }, p.pos, 'the record pattern');
+        this.expect(
+          t,
+          { t: 'rec', fields, rest: p.open ? U.fresh() : null },
+          p.pos,
+          'the record pattern',
+        );
         for (const f of p.fields) this.bindPattern(f.pat, fields.get(f.name)!, locals, bound);
         return;
       }
@@ -878,9 +1043,4 @@ export function importSuggestion(name: string): string | undefined {
 function ctorSuggestion(name: string, scope: ModuleScope): string | undefined {
   const known = [...scope.ctors.keys()].filter((c) => c.toLowerCase() === name.toLowerCase());
   return known.length > 0 ? `did you mean ${known.join(' or ')}?` : undefined;
-}
-
-/** Declarations of a module in source order (decl numbering of type errors). */
-export function declName(d: Decl): string {
-  return d.name;
 }

@@ -30,33 +30,90 @@ export interface Diagnostic {
  * the real binary gives effect errors, kept so the effect error text has the same shape.
  */
 export const ERROR_CODES = {
-  PAR001: ['syntax error: unexpected token', 'compare the line with the AILANG grammar: blocks use ; or newlines, match arms use , or newlines, if needs else'],
-  PAR002: ['unterminated string literal', 'close the string with " on the same line; write \\n for a newline'],
+  PAR001: [
+    'syntax error: unexpected token',
+    'compare the line with the AILANG grammar: blocks use ; or newlines, match arms use , or newlines, if needs else',
+  ],
+  PAR002: [
+    'unterminated string literal',
+    'close the string with " on the same line; write \\n for a newline',
+  ],
   PAR003: ['invalid character', 'remove the character; AILANG source uses ASCII operators'],
-  PAR004: ['invalid number literal', 'ints are 64-bit decimals, floats need digits on both sides of the point'],
-  PAR005: ['unknown effect label', 'effect labels are IO, FS, Net, Clock, Rand, Env, AI, Process, Stream, …; lowercase names are row variables'],
-  PAR006: ['reserved word used as a name', 'rename it; reserved words cannot be variable, function or parameter names'],
-  PAR007: ['unsupported syntax in the embedded subset', 'rewrite with the supported core (lists instead of arrays, functions instead of top-level lets)'],
+  PAR004: [
+    'invalid number literal',
+    'ints are 64-bit decimals, floats need digits on both sides of the point',
+  ],
+  PAR005: [
+    'unknown effect label',
+    'effect labels are IO, FS, Net, Clock, Rand, Env, AI, Process, Stream, …; lowercase names are row variables',
+  ],
+  PAR006: [
+    'reserved word used as a name',
+    'rename it; reserved words cannot be variable, function or parameter names',
+  ],
+  PAR007: [
+    'unsupported syntax in the embedded subset',
+    'rewrite with the supported core (lists instead of arrays, functions instead of top-level lets)',
+  ],
   PAR019: ['`match x with { ... }` is not AILANG syntax', 'write match x { pattern => expr, … }'],
-  MOD001: ['missing module header', 'add "module <path>" as the first line, where <path> is the file path without .ail'],
-  MOD010: ['module path does not match the file path', 'make the module header equal the file path relative to the worktree, without .ail'],
-  IMP010: ['unknown module', 'import a std module the toolchain provides, or a module file of the worktree'],
+  MOD001: [
+    'missing module header',
+    'add "module <path>" as the first line, where <path> is the file path without .ail',
+  ],
+  MOD010: [
+    'module path does not match the file path',
+    'make the module header equal the file path relative to the worktree, without .ail',
+  ],
+  IMP010: [
+    'unknown module',
+    'import a std module the toolchain provides, or a module file of the worktree',
+  ],
   IMP011: ['name is not exported by the module', 'import only names the module exports'],
   IMP012: ['import cycle', 'move the shared definitions into a module both import'],
-  IMP013: ['the same name is imported twice', 'import one of the modules under an alias: import std/x as X, then X.name'],
+  IMP013: [
+    'the same name is imported twice',
+    'import one of the modules under an alias: import std/x as X, then X.name',
+  ],
   TC_UNDEF_001: ['undefined variable', 'define the name, fix its spelling, or import it'],
-  TC_UNDEF_002: ['undefined type', 'declare the type with "type", import it, or use a base type (int, float, string, bool, ())'],
-  TC_UNDEF_003: ['undefined constructor', 'declare the constructor in a "type" declaration or import its type'],
+  TC_UNDEF_002: [
+    'undefined type',
+    'declare the type with "type", import it, or use a base type (int, float, string, bool, ())',
+  ],
+  TC_UNDEF_003: [
+    'undefined constructor',
+    'declare the constructor in a "type" declaration or import its type',
+  ],
   TC_DUP_001: ['duplicate definition', 'rename one of the definitions'],
-  TC_TYPE_001: ['type mismatch', 'change the expression or the annotation so both have the expected type'],
-  TC_CLASS_001: ['no instance of a built-in class (Num, Ord, Concat) for a type', 'arithmetic needs int or float, comparisons int, float or string, ++ strings or lists; convert with show / stringToInt / intToFloat'],
-  TC_ARITY_001: ['wrong number of arguments', 'AILANG has no partial application: pass every argument, or wrap the call in a lambda'],
+  TC_TYPE_001: [
+    'type mismatch',
+    'change the expression or the annotation so both have the expected type',
+  ],
+  TC_CLASS_001: [
+    'no instance of a built-in class (Num, Ord, Concat) for a type',
+    'arithmetic needs int or float, comparisons int, float or string, ++ strings or lists; convert with show / stringToInt / intToFloat',
+  ],
+  TC_ARITY_001: [
+    'wrong number of arguments',
+    'AILANG has no partial application: pass every argument, or wrap the call in a lambda',
+  ],
   TC_REC_001: ['record has no such field', 'use a field the record type declares'],
   TC_REC_002: ['duplicate record field', 'give each field once'],
-  TC_MATCH_002: ['constructor pattern with the wrong number of fields', 'give the pattern one sub-pattern per constructor field'],
-  TC_INF_001: ['infinite type', 'a value cannot contain itself; check recursive calls and list construction'],
-  TC_EFF_001: ['effect annotation the embedded subset cannot honour', 'remove the annotation or the conflicting "pure"'],
-  ERROR: ['effect checking failed (unstructured, as the real binary reports it)', 'declare the missing effects in the function signature'],
+  TC_MATCH_002: [
+    'constructor pattern with the wrong number of fields',
+    'give the pattern one sub-pattern per constructor field',
+  ],
+  TC_INF_001: [
+    'infinite type',
+    'a value cannot contain itself; check recursive calls and list construction',
+  ],
+  TC_EFF_001: [
+    'effect annotation the embedded subset cannot honour',
+    'remove the annotation or the conflicting "pure"',
+  ],
+  ERROR: [
+    'effect checking failed (unstructured, as the real binary reports it)',
+    'declare the missing effects in the function signature',
+  ],
   IO_ERROR: ['the file cannot be read', 'check the path: it is relative to the worktree root'],
 } as const;
 

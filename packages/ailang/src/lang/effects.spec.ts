@@ -2,12 +2,24 @@ import { checkSources } from '../../test/helpers/programs.js';
 
 function effectErrors(lines: string[]) {
   const r = checkSources({ 'm.ail': ['module m', ...lines].join('\n') }, 'm.ail');
-  return r.diagnostics.map((d) => ({ code: d.code, message: d.message, line: d.line, suggestion: d.suggestion }));
+  return r.diagnostics.map((d) => ({
+    code: d.code,
+    message: d.message,
+    line: d.line,
+    suggestion: d.suggestion,
+  }));
 }
 
 describe('checkEffects (ailang.md §3 static check)', () => {
   it('names the function, the missing effects and the suggested signature in the real text shape (§1.3 "Effect error text")', () => {
-    expect(effectErrors(['import std/io (println)', 'export func main() -> () {', '  println("x")', '}'])).toEqual([
+    expect(
+      effectErrors([
+        'import std/io (println)',
+        'export func main() -> () {',
+        '  println("x")',
+        '}',
+      ]),
+    ).toEqual([
       {
         code: 'ERROR',
         message: [
@@ -28,7 +40,11 @@ describe('checkEffects (ailang.md §3 static check)', () => {
   it.each([
     [
       'a partial row gains the missing effects, sorted',
-      ['import std/io (println)', 'import std/fs (readFile)', 'func show2(p: string) -> () ! {IO} = println(readFile(p))'],
+      [
+        'import std/io (println)',
+        'import std/fs (readFile)',
+        'func show2(p: string) -> () ! {IO} = println(readFile(p))',
+      ],
       'show2',
       'FS',
       'func show2(p: string) -> () ! {IO}',
@@ -52,7 +68,11 @@ describe('checkEffects (ailang.md §3 static check)', () => {
     ],
     [
       'an effectful builtin passed as a value is charged',
-      ['import std/io (println)', 'import std/list (forEachE)', 'func f(xs: [string]) -> () = forEachE(println, xs)'],
+      [
+        'import std/io (println)',
+        'import std/list (forEachE)',
+        'func f(xs: [string]) -> () = forEachE(println, xs)',
+      ],
       'f',
       'IO',
       'func f(xs: [string]) -> ()',
@@ -75,10 +95,26 @@ describe('checkEffects (ailang.md §3 static check)', () => {
   });
 
   it.each([
-    ['a call through a local function value adds nothing', ['func apply(f: (int) -> int, x: int) -> int = f(x)']],
-    ['a local name shadows an effectful builtin', ['import std/io (println)', 'pure func f(println: (string) -> ()) -> () = println("x")']],
-    ['an effect-polymorphic row accepts what its parameter does', ['func each(f: (int) -> () ! {e}, x: int) -> () ! {e} = f(x)']],
-    ['declared effects cover the body', ['import std/io (println)', 'import std/fs (readFile)', 'export func main() -> () ! {IO, FS} = println(readFile("a"))']],
+    [
+      'a call through a local function value adds nothing',
+      ['func apply(f: (int) -> int, x: int) -> int = f(x)'],
+    ],
+    [
+      'a local name shadows an effectful builtin',
+      ['import std/io (println)', 'pure func f(println: (string) -> ()) -> () = println("x")'],
+    ],
+    [
+      'an effect-polymorphic row accepts what its parameter does',
+      ['func each(f: (int) -> () ! {e}, x: int) -> () ! {e} = f(x)'],
+    ],
+    [
+      'declared effects cover the body',
+      [
+        'import std/io (println)',
+        'import std/fs (readFile)',
+        'export func main() -> () ! {IO, FS} = println(readFile("a"))',
+      ],
+    ],
   ])('%s', (_name, lines) => {
     expect(effectErrors(lines as string[])).toEqual([]);
   });
@@ -99,7 +135,10 @@ describe('checkEffects (ailang.md §3 static check)', () => {
   });
 
   it('does not effect-check a program with type errors', () => {
-    const r = checkSources({ 'm.ail': 'module m\nimport std/io (println)\nfunc f() -> int = println(1)' }, 'm.ail');
+    const r = checkSources(
+      { 'm.ail': 'module m\nimport std/io (println)\nfunc f() -> int = println(1)' },
+      'm.ail',
+    );
     expect([r.phase, r.diagnostics.map((d) => d.code)]).toEqual(['type', ['TC_CLASS_001']]);
   });
 });

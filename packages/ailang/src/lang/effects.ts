@@ -38,7 +38,10 @@ export function checkEffects(decls: readonly FuncDecl[], scope: ModuleScope): Ef
     if (missing.length > 0) {
       const current = signatureText(d) + rowText(d.effects);
       const labels = [...new Set([...declared, ...missing])].sort();
-      const suggestedRow = { labels: labels.map((name) => ({ name })), vars: d.effects?.vars ?? [] };
+      const suggestedRow = {
+        labels: labels.map((name) => ({ name })),
+        vars: d.effects?.vars ?? [],
+      };
       const suggested = signatureText({ ...d, pure: false }) + rowText(suggestedRow);
       out.push({ function: d.name, pos: d.pos, missing, current, suggested });
     }
@@ -89,7 +92,10 @@ class EffectWalker {
         if (!locals.has(e.name)) this.scope.values.get(e.name)?.effects.forEach((x) => used.add(x));
         return;
       case 'qvar':
-        this.scope.qualified.get(e.qualifier)?.values.get(e.name)?.effects.forEach((x) => used.add(x));
+        this.scope.qualified
+          .get(e.qualifier)
+          ?.values.get(e.name)
+          ?.effects.forEach((x) => used.add(x));
         return;
       case 'list':
       case 'tuple':

@@ -6,12 +6,24 @@ const kinds = (src: string): string[] => lex(src).map((t) => `${t.kind}:${t.text
 describe('lex', () => {
   // ailang.md §5.2 lexer: comments, interpolation, escapes, int/float, operators, keywords.
   it.each([
-    ['keywords and names (§2.1)', 'module hello', ['keyword:module', 'ident:hello', 'eof:<end of file>']],
+    [
+      'keywords and names (§2.1)',
+      'module hello',
+      ['keyword:module', 'ident:hello', 'eof:<end of file>'],
+    ],
     ['-- comments are skipped (§2.1)', 'x -- note\ny', ['ident:x', 'ident:y', 'eof:<end of file>']],
     ['// comments are skipped (§2.1)', 'x // note\ny', ['ident:x', 'ident:y', 'eof:<end of file>']],
-    ['longest operator wins (§2.1 operators)', 'a ** b ++ c :: d', ['ident:a', 'op:**', 'ident:b', 'op:++', 'ident:c', 'op:::', 'ident:d', 'eof:<end of file>']],
+    [
+      'longest operator wins (§2.1 operators)',
+      'a ** b ++ c :: d',
+      ['ident:a', 'op:**', 'ident:b', 'op:++', 'ident:c', 'op:::', 'ident:d', 'eof:<end of file>'],
+    ],
     ['arrows and spread', '-> => ...', ['op:->', 'op:=>', 'op:...', 'eof:<end of file>']],
-    ['float and int literals', '3.25 42 1e3', ['float:3.25', 'int:42', 'float:1e3', 'eof:<end of file>']],
+    [
+      'float and int literals',
+      '3.25 42 1e3',
+      ['float:3.25', 'int:42', 'float:1e3', 'eof:<end of file>'],
+    ],
     ['capitalised names are upper', 'Some None', ['upper:Some', 'upper:None', 'eof:<end of file>']],
   ])('%s', (_name, src, expected) => {
     expect(kinds(src)).toEqual(expected);
@@ -22,7 +34,11 @@ describe('lex', () => {
   });
 
   it('records 1-based line and column', () => {
-    expect(lex('x\n  yy').slice(0, 2).map((t) => t.pos)).toEqual([
+    expect(
+      lex('x\n  yy')
+        .slice(0, 2)
+        .map((t) => t.pos),
+    ).toEqual([
       { line: 1, column: 1 },
       { line: 2, column: 3 },
     ]);
@@ -30,7 +46,11 @@ describe('lex', () => {
 
   it('splits an interpolated string into text and expression parts with their position (§2.1)', () => {
     const [t] = lex('"n=${show(n)}!"');
-    expect(t!.parts).toEqual([{ text: 'n=' }, { expr: 'show(n)', pos: { line: 1, column: 6 } }, { text: '!' }]);
+    expect(t!.parts).toEqual([
+      { text: 'n=' },
+      { expr: 'show(n)', pos: { line: 1, column: 6 } },
+      { text: '!' },
+    ]);
   });
 
   it('decodes escapes', () => {
@@ -63,6 +83,9 @@ describe('lex', () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(CompileError);
-    expect({ code: (caught as CompileError).code, pos: (caught as CompileError).pos }).toEqual({ code, pos });
+    expect({ code: (caught as CompileError).code, pos: (caught as CompileError).pos }).toEqual({
+      code,
+      pos,
+    });
   });
 });

@@ -164,14 +164,22 @@ export function lex(source: string, base: Pos = { line: 1, column: 1 }): Token[]
       const m = /^(\d+)(\.\d+)?([eE][+-]?\d+)?/.exec(source.slice(i))!;
       const text = m[0];
       if (isIdentChar(source[i + text.length] ?? '')) {
-        throw new CompileError('PAR004', `invalid number literal "${text}${source[i + text.length]}"`, start);
+        throw new CompileError(
+          'PAR004',
+          `invalid number literal "${text}${source[i + text.length]}"`,
+          start,
+        );
       }
       if (m[2] !== undefined || m[3] !== undefined) {
         push({ kind: 'float', text, pos: start, float: Number(text) });
       } else {
         const value = BigInt(text);
         if (value > INT64_MAX + 1n) {
-          throw new CompileError('PAR004', `integer literal ${text} does not fit in 64 bits`, start);
+          throw new CompileError(
+            'PAR004',
+            `integer literal ${text} does not fit in 64 bits`,
+            start,
+          );
         }
         push({ kind: 'int', text, pos: start, int: value });
       }
@@ -217,7 +225,11 @@ export function lex(source: string, base: Pos = { line: 1, column: 1 }): Token[]
  * Lexes one string literal starting at the opening quote; interpolations `${…}` are captured
  * as source text with their position (the parser parses them).
  */
-function lexString(source: string, startIndex: number, startPos: Pos): { parts: StringPart[]; end: number } {
+function lexString(
+  source: string,
+  startIndex: number,
+  startPos: Pos,
+): { parts: StringPart[]; end: number } {
   const parts: StringPart[] = [];
   let text = '';
   let i = startIndex + 1;
@@ -234,7 +246,12 @@ function lexString(source: string, startIndex: number, startPos: Pos): { parts: 
   };
   while (true) {
     if (i >= source.length || source[i] === '\n') {
-      throw new CompileError('PAR002', 'unterminated string literal', startPos, 'close the string with "');
+      throw new CompileError(
+        'PAR002',
+        'unterminated string literal',
+        startPos,
+        'close the string with "',
+      );
     }
     const ch = source[i]!;
     if (ch === '"') {
@@ -288,7 +305,8 @@ function lexString(source: string, startIndex: number, startPos: Pos): { parts: 
         }
         step();
       }
-      if (i >= source.length) throw new CompileError('PAR002', 'unterminated ${…} interpolation', exprPos);
+      if (i >= source.length)
+        throw new CompileError('PAR002', 'unterminated ${…} interpolation', exprPos);
       const expr = source.slice(exprStart, i);
       if (expr.trim() === '') throw new CompileError('PAR001', 'empty ${} interpolation', exprPos);
       parts.push({ expr, pos: exprPos });

@@ -14,7 +14,7 @@ import type {
   TypeExpr,
 } from './ast.js';
 import { CompileError, type Pos } from './diagnostics.js';
-import { KEYWORDS, lex, type Token } from './lexer.js';
+import { lex, type Token } from './lexer.js';
 
 /**
  * Recursive-descent parser of the embedded AILANG subset (grammar sketch of ailang.md §2.2).
@@ -131,14 +131,23 @@ class Parser {
   private unexpected(expected: string, suggestion?: string): CompileError {
     const t = this.tok;
     const found = t.kind === 'eof' ? 'end of file' : `"${t.text}"`;
-    return new CompileError('PAR001', `unexpected ${found}: expected ${expected}`, t.pos, suggestion);
+    return new CompileError(
+      'PAR001',
+      `unexpected ${found}: expected ${expected}`,
+      t.pos,
+      suggestion,
+    );
   }
 
   private ident(what = 'a name'): Token {
     const t = this.tok;
     if (t.kind === 'ident') return this.next();
     if (t.kind === 'keyword') {
-      throw new CompileError('PAR006', `"${t.text}" is a reserved word and cannot be used as ${what}`, t.pos);
+      throw new CompileError(
+        'PAR006',
+        `"${t.text}" is a reserved word and cannot be used as ${what}`,
+        t.pos,
+      );
     }
     throw this.unexpected(what);
   }
@@ -254,7 +263,10 @@ class Parser {
       this.expect(')', 'to close the parameter list');
     });
     if (!this.is('->')) {
-      throw this.unexpected('"->" and the return type', `declare the return type: func ${nameTok.text}(…) -> T`);
+      throw this.unexpected(
+        '"->" and the return type',
+        `declare the return type: func ${nameTok.text}(…) -> T`,
+      );
     }
     this.next();
     const ret = this.typeNoArrowRow();
@@ -269,12 +281,26 @@ class Parser {
     } else {
       throw this.unexpected('"=" or "{" to start the function body');
     }
-    return { kind: 'func', name: nameTok.text, exported, pure, tparams, params, ret, effects, body, pos: nameTok.pos };
+    return {
+      kind: 'func',
+      name: nameTok.text,
+      exported,
+      pure,
+      tparams,
+      params,
+      ret,
+      effects,
+      body,
+      pos: nameTok.pos,
+    };
   }
 
   /** `tests [...]`, `requires {...}`, `ensures {...}` are parsed and ignored (ailang.md §5.4). */
   private skipContracts(): void {
-    while (this.tok.kind === 'keyword' && ['tests', 'requires', 'ensures'].includes(this.tok.text)) {
+    while (
+      this.tok.kind === 'keyword' &&
+      ['tests', 'requires', 'ensures'].includes(this.tok.text)
+    ) {
       this.next();
       const open = this.tok.text;
       const close = open === '[' ? ']' : open === '{' ? '}' : null;
@@ -307,7 +333,8 @@ class Parser {
     const t = this.tok;
     const isAdt =
       this.is('|') ||
-      (t.kind === 'upper' && !(this.peek().kind === 'op' && (this.peek().text === '[' || this.peek().text === '.')));
+      (t.kind === 'upper' &&
+        !(this.peek().kind === 'op' && (this.peek().text === '[' || this.peek().text === '.')));
     let decl: TypeDecl;
     if (isAdt) {
       this.accept('|');
@@ -324,9 +351,25 @@ class Parser {
         }
         ctors.push({ name: c.text, fields, pos: c.pos });
       } while (this.accept('|'));
-      decl = { kind: 'type', name: nameTok.text, exported, tparams, ctors, alias: null, pos: nameTok.pos };
+      decl = {
+        kind: 'type',
+        name: nameTok.text,
+        exported,
+        tparams,
+        ctors,
+        alias: null,
+        pos: nameTok.pos,
+      };
     } else {
-      decl = { kind: 'type', name: nameTok.text, exported, tparams, ctors: null, alias: this.type(), pos: nameTok.pos };
+      decl = {
+        kind: 'type',
+        name: nameTok.text,
+        exported,
+        tparams,
+        ctors: null,
+        alias: this.type(),
+        pos: nameTok.pos,
+      };
     }
     if (this.accept('deriving')) {
       this.expect('(');
@@ -533,7 +576,12 @@ class Parser {
           }
           this.expect(')', 'to close the argument list');
         });
-        e = { k: 'call', fn: e, args, pos: e.k === 'var' || e.k === 'ctor' || e.k === 'qvar' ? e.pos : pos };
+        e = {
+          k: 'call',
+          fn: e,
+          args,
+          pos: e.k === 'var' || e.k === 'ctor' || e.k === 'qvar' ? e.pos : pos,
+        };
         continue;
       }
       if (this.is('.') && this.peek().kind === 'ident') {
@@ -568,7 +616,8 @@ class Parser {
         if (this.is('.') && (this.peek().kind === 'ident' || this.peek().kind === 'upper')) {
           this.next();
           const member = this.next();
-          if (member.kind === 'upper') return { k: 'ctor', name: member.text, qualifier: t.text, pos };
+          if (member.kind === 'upper')
+            return { k: 'ctor', name: member.text, qualifier: t.text, pos };
           return { k: 'qvar', qualifier: t.text, name: member.text, pos };
         }
         return { k: 'ctor', name: t.text, qualifier: null, pos };
@@ -584,7 +633,8 @@ class Parser {
 
   private stringExpr(t: Token): Expr {
     const parts = t.parts!;
-    if (parts.length === 1 && 'text' in parts[0]!) return { k: 'str', value: parts[0].text, pos: t.pos };
+    if (parts.length === 1 && 'text' in parts[0]!)
+      return { k: 'str', value: parts[0].text, pos: t.pos };
     const out: (string | Expr)[] = [];
     for (const part of parts) {
       if ('text' in part) {
@@ -632,7 +682,11 @@ class Parser {
         return this.anonFunc();
       default:
         if (t.text === 'not') return this.unary();
-        throw new CompileError('PAR006', `"${t.text}" is a reserved word and cannot start an expression`, pos);
+        throw new CompileError(
+          'PAR006',
+          `"${t.text}" is a reserved word and cannot start an expression`,
+          pos,
+        );
     }
   }
 
@@ -707,7 +761,12 @@ class Parser {
       this.next();
       return this.withNl(false, () => {
         const fields = this.recordFields();
-        return { k: 'update', base: { k: 'var', name: baseTok.text, pos: baseTok.pos }, fields, pos } as Expr;
+        return {
+          k: 'update',
+          base: { k: 'var', name: baseTok.text, pos: baseTok.pos },
+          fields,
+          pos,
+        } as Expr;
       });
     }
     return this.block();
@@ -770,7 +829,12 @@ class Parser {
       this.expect('}', 'to close the block');
     });
     if (items.length === 0) {
-      throw new CompileError('PAR001', 'empty block: a block must end with an expression', pos, 'write () for a unit value');
+      throw new CompileError(
+        'PAR001',
+        'empty block: a block must end with an expression',
+        pos,
+        'write () for a unit value',
+      );
     }
     const last = items[items.length - 1]!;
     if (!('expr' in last)) {
@@ -862,7 +926,9 @@ class Parser {
       ret = this.typeNoArrowRow();
       if (this.accept('!')) effects = this.effectRow();
     }
-    const body = this.is('{') ? this.block() : (this.expect('=', 'or "{" to start the function body'), this.expr());
+    const body = this.is('{')
+      ? this.block()
+      : (this.expect('=', 'or "{" to start the function body'), this.expr());
     return { k: 'lambda', params, ret, effects, body, pos };
   }
 
@@ -894,7 +960,11 @@ class Parser {
         this.next();
         const parts = t.parts!;
         if (parts.length !== 1 || !('text' in parts[0]!)) {
-          throw new CompileError('PAR001', 'a string pattern cannot contain ${…} interpolation', pos);
+          throw new CompileError(
+            'PAR001',
+            'a string pattern cannot contain ${…} interpolation',
+            pos,
+          );
         }
         return { k: 'pstr', value: parts[0].text, pos };
       }
@@ -931,7 +1001,9 @@ class Parser {
     if (t.text === '-' && (this.peek().kind === 'int' || this.peek().kind === 'float')) {
       this.next();
       const n = this.next();
-      return n.kind === 'int' ? { k: 'pint', value: -n.int!, pos } : { k: 'pfloat', value: -n.float!, pos };
+      return n.kind === 'int'
+        ? { k: 'pint', value: -n.int!, pos }
+        : { k: 'pfloat', value: -n.float!, pos };
     }
     if (t.text === '(') {
       this.next();
@@ -971,7 +1043,9 @@ class Parser {
             break;
           }
           const f = this.ident('a field name');
-          const pat: Pattern = this.accept(':') ? this.pattern() : { k: 'pvar', name: f.text, pos: f.pos };
+          const pat: Pattern = this.accept(':')
+            ? this.pattern()
+            : { k: 'pvar', name: f.text, pos: f.pos };
           fields.push({ name: f.text, pat });
           if (!this.accept(',')) break;
         }
@@ -990,9 +1064,4 @@ class Parser {
     }
     throw this.unexpected('a pattern');
   }
-}
-
-/** True when a name is reserved (KEYWORDS). */
-export function isReserved(name: string): boolean {
-  return KEYWORDS.has(name);
 }

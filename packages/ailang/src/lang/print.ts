@@ -22,7 +22,9 @@ export function typeExprText(te: TypeExpr, compact = false): string {
     case 'tname':
       return te.args.length === 0 ? te.name : `${te.name}[${te.args.map(go).join(comma)}]`;
     case 'trecord': {
-      const fields = te.fields.map((f) => `${f.name}:${compact ? '' : ' '}${go(f.type)}`).join(comma);
+      const fields = te.fields
+        .map((f) => `${f.name}:${compact ? '' : ' '}${go(f.type)}`)
+        .join(comma);
       if (te.rest !== null) return `{${fields}${compact ? '|' : ' | '}${te.rest}}`;
       if (te.open) return `{${fields}${fields === '' ? '' : comma}...}`;
       return `{${fields}}`;

@@ -66,7 +66,13 @@ export function checkProgram(file: string, reader: SourceReader): CheckResult {
     entrySource = reader.read(file);
   } catch (e) {
     if (!(e instanceof ReadFailure)) throw e;
-    return { file, module: null, phase: 'read', diagnostics: [diagnostic('IO_ERROR', e.message, file)], modules: [] };
+    return {
+      file,
+      module: null,
+      phase: 'read',
+      diagnostics: [diagnostic('IO_ERROR', e.message, file)],
+      modules: [],
+    };
   }
   const entry = loader.parse(file, entrySource, expectedModulePath(file));
   if (entry === null) return loader.result(file, null, 'parse');
@@ -80,7 +86,11 @@ export function checkProgram(file: string, reader: SourceReader): CheckResult {
 }
 
 /** sha256 over the module graph's files (path and bytes, in dependency order), and its size. */
-export function moduleGraph(modules: readonly LoadedModule[]): { digest: string; files: number; bytes: number } {
+export function moduleGraph(modules: readonly LoadedModule[]): {
+  digest: string;
+  files: number;
+  bytes: number;
+} {
   const h = createHash('sha256');
   let bytes = 0;
   for (const m of modules) {
@@ -110,7 +120,9 @@ class Loader {
 
   private syntax(file: string, e: CompileError): void {
     const pos = e.pos ?? { line: 1, column: 1 };
-    this.diagnostics.push(diagnostic(e.code, `${at(file, pos)}: ${e.detail}`, file, pos, e.suggestion));
+    this.diagnostics.push(
+      diagnostic(e.code, `${at(file, pos)}: ${e.detail}`, file, pos, e.suggestion),
+    );
   }
 
   parse(file: string, source: string, expectedPath: string): LoadedModule | null {
@@ -145,13 +157,21 @@ class Loader {
         if (!std.has(imp.path)) {
           this.syntax(
             m.file,
-            new CompileError('IMP010', `unknown module ${imp.path}`, imp.pos, `the embedded toolchain provides: ${[...std.keys()].sort().join(', ')}`),
+            new CompileError(
+              'IMP010',
+              `unknown module ${imp.path}`,
+              imp.pos,
+              `the embedded toolchain provides: ${[...std.keys()].sort().join(', ')}`,
+            ),
           );
         }
         continue;
       }
       if (stack.includes(imp.path)) {
-        this.syntax(m.file, new CompileError('IMP012', `import cycle: ${[...stack, imp.path].join(' -> ')}`, imp.pos));
+        this.syntax(
+          m.file,
+          new CompileError('IMP012', `import cycle: ${[...stack, imp.path].join(' -> ')}`, imp.pos),
+        );
         continue;
       }
       if (this.byPath.has(imp.path)) continue;
@@ -162,7 +182,10 @@ class Loader {
       } catch (e) {
         if (!(e instanceof ReadFailure)) throw e;
         this.byPath.set(imp.path, null);
-        this.syntax(m.file, new CompileError('IMP010', `unknown module ${imp.path}: ${e.message}`, imp.pos));
+        this.syntax(
+          m.file,
+          new CompileError('IMP010', `unknown module ${imp.path}: ${e.message}`, imp.pos),
+        );
         continue;
       }
       const dep = this.parse(file, source, imp.path);
@@ -195,7 +218,9 @@ class Loader {
   effectCheck(): void {
     for (const m of this.order) {
       for (const v of checkEffects(funcDecls(m.ast), m.checked!.scope)) {
-        this.diagnostics.push(diagnostic('ERROR', effectErrorText(m.path, v), m.file, v.pos, v.suggested));
+        this.diagnostics.push(
+          diagnostic('ERROR', effectErrorText(m.path, v), m.file, v.pos, v.suggested),
+        );
       }
     }
   }

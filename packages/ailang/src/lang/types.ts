@@ -67,6 +67,7 @@ export function con(name: string, args: Type[] = [], key = name): TCon {
   return { t: 'con', name, key, args };
 }
 
+/** The base types. */
 export const INT = con('int');
 export const FLOAT = con('float');
 export const STRING = con('string');
@@ -151,7 +152,10 @@ export class Unifier {
         if (allowed.length === 0) {
           throw new UnifyError('class', `conflicting constraints ${v.cls.name} and ${t.cls.name}`);
         }
-        t.cls = allowed.length === t.cls.allowed.size ? t.cls : { name: t.cls.name, allowed: new Set(allowed) };
+        t.cls =
+          allowed.length === t.cls.allowed.size
+            ? t.cls
+            : { name: t.cls.name, allowed: new Set(allowed) };
       } else if (v.cls) {
         t.cls = v.cls;
       }
@@ -180,7 +184,10 @@ export class Unifier {
     const onlyA = new Map([...fa.fields].filter(([n]) => !fb.fields.has(n)));
     const onlyB = new Map([...fb.fields].filter(([n]) => !fa.fields.has(n)));
     const missing = (fields: Map<string, Type>): UnifyError =>
-      new UnifyError('field', `record has no field${fields.size > 1 ? 's' : ''} ${[...fields.keys()].map((f) => `"${f}"`).join(', ')}`);
+      new UnifyError(
+        'field',
+        `record has no field${fields.size > 1 ? 's' : ''} ${[...fields.keys()].map((f) => `"${f}"`).join(', ')}`,
+      );
     if (fa.rest === null && fb.rest === null) {
       if (onlyA.size > 0 || onlyB.size > 0) throw mismatch();
       return;
@@ -266,7 +273,10 @@ function occurs(v: TVar, t: Type): boolean {
   if (t === v) return true;
   if (t.t === 'con') return t.args.some((a) => occurs(v, a));
   if (t.t === 'fun') return t.params.some((p) => occurs(v, p)) || occurs(v, t.ret);
-  if (t.t === 'rec') return [...t.fields.values()].some((f) => occurs(v, f)) || (t.rest !== null && occurs(v, t.rest));
+  if (t.t === 'rec')
+    return (
+      [...t.fields.values()].some((f) => occurs(v, f)) || (t.rest !== null && occurs(v, t.rest))
+    );
   return false;
 }
 

@@ -17,7 +17,19 @@ describe('admitProgram (ailang.md §1.5 admission, in order)', () => {
   afterAll(() => wt.cleanup());
 
   it.each([
-    ['an admitted program', 'ok.ail', { admitted: true, decision: { ok: true, function: 'main', declared_effects: ['IO'], allowed_caps: ['FS', 'IO'] } }],
+    [
+      'an admitted program',
+      'ok.ail',
+      {
+        admitted: true,
+        decision: {
+          ok: true,
+          function: 'main',
+          declared_effects: ['IO'],
+          allowed_caps: ['FS', 'IO'],
+        },
+      },
+    ],
     [
       'declared effects beyond allowed_caps (policy_violation)',
       'net.ail',
@@ -51,11 +63,33 @@ describe('admitProgram (ailang.md §1.5 admission, in order)', () => {
         },
       },
     ],
-    ['no entry function (missing_entry)', 'noentry.ail', { admitted: false, exitCode: 2, decision: { ok: false, error_kind: 'missing_entry', message: 'entry function "main" not found in module noentry', function: 'main' } }],
+    [
+      'no entry function (missing_entry)',
+      'noentry.ail',
+      {
+        admitted: false,
+        exitCode: 2,
+        decision: {
+          ok: false,
+          error_kind: 'missing_entry',
+          message: 'entry function "main" not found in module noentry',
+          function: 'main',
+        },
+      },
+    ],
     [
       'an entry that is not exported',
       'private.ail',
-      { admitted: false, exitCode: 2, decision: { ok: false, error_kind: 'missing_entry', message: 'entry function "main" is not exported (declare it "export func main")', function: 'main' } },
+      {
+        admitted: false,
+        exitCode: 2,
+        decision: {
+          ok: false,
+          error_kind: 'missing_entry',
+          message: 'entry function "main" is not exported (declare it "export func main")',
+          function: 'main',
+        },
+      },
     ],
     [
       'a type error (typecheck_failed, the compiler error as message)',
@@ -63,37 +97,77 @@ describe('admitProgram (ailang.md §1.5 admission, in order)', () => {
       {
         admitted: false,
         exitCode: 2,
-        decision: { ok: false, error_kind: 'typecheck_failed', message: 'type error in bad (decl 0): at bad.ail:2:29: type mismatch in the function body: expected int, got string' },
+        decision: {
+          ok: false,
+          error_kind: 'typecheck_failed',
+          message:
+            'type error in bad (decl 0): at bad.ail:2:29: type mismatch in the function body: expected int, got string',
+        },
       },
     ],
-    ['an unreadable entry (read_failed, exit 1)', 'nope.ail', { admitted: false, exitCode: 1, decision: { ok: false, error_kind: 'read_failed', message: 'open nope.ail: no such file or directory' } }],
+    [
+      'an unreadable entry (read_failed, exit 1)',
+      'nope.ail',
+      {
+        admitted: false,
+        exitCode: 1,
+        decision: {
+          ok: false,
+          error_kind: 'read_failed',
+          message: 'open nope.ail: no such file or directory',
+        },
+      },
+    ],
   ])('%s', (_name, file, expected) => {
     const a = admitProgram(file, worktreeReader(wt.dir), testPolicy(wt.dir));
-    const got = a.admitted ? { admitted: true, decision: a.decision } : { admitted: false, exitCode: a.exitCode, decision: a.decision };
+    const got = a.admitted
+      ? { admitted: true, decision: a.decision }
+      : { admitted: false, exitCode: a.exitCode, decision: a.decision };
     expect(got).toEqual(expected);
   });
 
   it('refuses a source over max_source_bytes (source_too_large)', () => {
-    const policy = testPolicy(wt.dir, { limits: { max_source_bytes: 100, max_module_graph_bytes: 1000, max_output_bytes: 10, max_fs_transfer_bytes: 10 } });
+    const policy = testPolicy(wt.dir, {
+      limits: {
+        max_source_bytes: 100,
+        max_module_graph_bytes: 1000,
+        max_output_bytes: 10,
+        max_fs_transfer_bytes: 10,
+      },
+    });
     const a = admitProgram('big.ail', worktreeReader(wt.dir), policy);
     expect(a).toEqual({
       admitted: false,
       exitCode: 2,
       module: null,
       sourceTooLarge: true,
-      decision: { ok: false, error_kind: 'source_too_large', message: 'source is 245 bytes; max_source_bytes is 100' },
+      decision: {
+        ok: false,
+        error_kind: 'source_too_large',
+        message: 'source is 245 bytes; max_source_bytes is 100',
+      },
     });
   });
 
   it('prints the refused decision as indented JSON with the file, policy and module', () => {
-    expect(decisionOutput('net.ail', 'p.toml', 'net', { ok: false, error_kind: 'policy_violation' }, false)).toBe(
+    expect(
+      decisionOutput(
+        'net.ail',
+        'p.toml',
+        'net',
+        { ok: false, error_kind: 'policy_violation' },
+        false,
+      ),
+    ).toBe(
       '{\n  "file": "net.ail",\n  "policy": "p.toml",\n  "module": "net",\n  "decision": {\n    "ok": false,\n    "error_kind": "policy_violation"\n  }\n}\n',
     );
   });
 
   it('writes the policy: admission line with every field in the real order (ailang.md §1.5 admissionLine)', () => {
     const policy = testPolicy('/ws/ep1');
-    const line = JSON.parse(admissionLine(policy, { digest: 'd', files: 1, bytes: 10 }, { ok: true, function: 'main' })) as Record<string, unknown>;
+    const line = JSON.parse(
+      admissionLine(policy, { digest: 'd', files: 1, bytes: 10 }, { ok: true, function: 'main' }),
+    ) as Record<string, unknown>;
     expect(Object.keys(line)).toEqual([
       'ok',
       'policy',
@@ -111,6 +185,11 @@ describe('admitProgram (ailang.md §1.5 admission, in order)', () => {
       'module_graph',
       'decision',
     ]);
-    expect([line.caps, line.fs_sandbox, line.budgets, line.module_graph]).toEqual([['FS', 'IO'], '/ws/ep1', { FS: 1000 }, { digest: 'd', files: 1, bytes: 10 }]);
+    expect([line.caps, line.fs_sandbox, line.budgets, line.module_graph]).toEqual([
+      ['FS', 'IO'],
+      '/ws/ep1',
+      { FS: 1000 },
+      { digest: 'd', files: 1, bytes: 10 },
+    ]);
   });
 });

@@ -1,6 +1,13 @@
 import { Buffer } from 'node:buffer';
 import type { FuncDecl } from '../lang/ast.js';
-import { checkProgram, funcDecls, moduleGraph, ReadFailure, type LoadedModule, type SourceReader } from '../lang/program.js';
+import {
+  checkProgram,
+  funcDecls,
+  moduleGraph,
+  ReadFailure,
+  type LoadedModule,
+  type SourceReader,
+} from '../lang/program.js';
 import type { EffectivePolicy } from './policy.js';
 
 /**
@@ -43,8 +50,17 @@ export type Admission =
  * Decides whether a program may run under a policy.
  * @param file the entry path as the caller gave it (relative to the worktree)
  */
-export function admitProgram(file: string, reader: SourceReader, policy: EffectivePolicy): Admission {
-  const refuse = (decision: Omit<Decision, 'ok'>, module: string | null, exitCode: 1 | 2 = 2, sourceTooLarge = false): Admission => ({
+export function admitProgram(
+  file: string,
+  reader: SourceReader,
+  policy: EffectivePolicy,
+): Admission {
+  const refuse = (
+    decision: Omit<Decision, 'ok'>,
+    module: string | null,
+    exitCode: 1 | 2 = 2,
+    sourceTooLarge = false,
+  ): Admission => ({
     admitted: false,
     decision: { ok: false, ...decision },
     module,
@@ -61,7 +77,10 @@ export function admitProgram(file: string, reader: SourceReader, policy: Effecti
   const size = Buffer.byteLength(source, 'utf8');
   if (size > policy.limits.max_source_bytes) {
     return refuse(
-      { error_kind: 'source_too_large', message: `source is ${size} bytes; max_source_bytes is ${policy.limits.max_source_bytes}` },
+      {
+        error_kind: 'source_too_large',
+        message: `source is ${size} bytes; max_source_bytes is ${policy.limits.max_source_bytes}`,
+      },
       null,
       2,
       true,
@@ -82,13 +101,23 @@ export function admitProgram(file: string, reader: SourceReader, policy: Effecti
     );
   }
   if (result.phase !== 'ok') {
-    return refuse({ error_kind: 'typecheck_failed', message: result.diagnostics.map((d) => d.message).join('\n') }, result.module);
+    return refuse(
+      {
+        error_kind: 'typecheck_failed',
+        message: result.diagnostics.map((d) => d.message).join('\n'),
+      },
+      result.module,
+    );
   }
   const entryModule = result.modules[result.modules.length - 1]!;
   const entry = funcDecls(entryModule.ast).find((d) => d.name === policy.entry);
   if (entry === undefined) {
     return refuse(
-      { error_kind: 'missing_entry', message: `entry function "${policy.entry}" not found in module ${entryModule.path}`, function: policy.entry },
+      {
+        error_kind: 'missing_entry',
+        message: `entry function "${policy.entry}" not found in module ${entryModule.path}`,
+        function: policy.entry,
+      },
       entryModule.path,
     );
   }
@@ -144,7 +173,13 @@ export function admitProgram(file: string, reader: SourceReader, policy: Effecti
  * The decision JSON a refused run prints on stdout (ailang.md §1.5), indented like Go's
  * MarshalIndent, with a trailing newline.
  */
-export function decisionOutput(file: string, policyPath: string, module: string | null, decision: Decision, sourceTooLarge: boolean): string {
+export function decisionOutput(
+  file: string,
+  policyPath: string,
+  module: string | null,
+  decision: Decision,
+  sourceTooLarge: boolean,
+): string {
   const out: Record<string, unknown> = { file, policy: policyPath };
   if (module) out.module = module;
   out.decision = decision;
@@ -158,7 +193,11 @@ const JSON_INDENT = 2;
 /**
  * The `policy:` admission line's JSON (ailang.md §1.5 admissionLine), keys in the real order.
  */
-export function admissionLine(policy: EffectivePolicy, graph: { digest: string; files: number; bytes: number }, decision: Decision): string {
+export function admissionLine(
+  policy: EffectivePolicy,
+  graph: { digest: string; files: number; bytes: number },
+  decision: Decision,
+): string {
   const line: Record<string, unknown> = {
     ok: true,
     policy: policy.path,

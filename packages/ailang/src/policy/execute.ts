@@ -41,13 +41,18 @@ export interface ExecuteRequest {
 
 /** Where a run reports. */
 export interface ExecuteSink {
-  decision(d: { admitted: true; line: string } | { admitted: false; stdout: string; exitCode: number }): void;
+  decision(
+    d: { admitted: true; line: string } | { admitted: false; stdout: string; exitCode: number },
+  ): void;
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
 /** How a run ended. */
-export type ExecuteResult = { kind: 'exit'; exitCode: number } | { kind: 'refused'; exitCode: number } | { kind: 'output_limit' };
+export type ExecuteResult =
+  | { kind: 'exit'; exitCode: number }
+  | { kind: 'refused'; exitCode: number }
+  | { kind: 'output_limit' };
 
 class OutputLimit extends Error {}
 
@@ -56,11 +61,20 @@ export function execute(req: ExecuteRequest, sink: ExecuteSink): ExecuteResult {
   const policy = req.policy;
   const admission = admitProgram(req.file, worktreeReader(req.worktree), policy);
   if (!admission.admitted) {
-    const stdout = decisionOutput(req.file, policy.path, admission.module, admission.decision, admission.sourceTooLarge);
+    const stdout = decisionOutput(
+      req.file,
+      policy.path,
+      admission.module,
+      admission.decision,
+      admission.sourceTooLarge,
+    );
     sink.decision({ admitted: false, stdout, exitCode: admission.exitCode });
     return { kind: 'refused', exitCode: admission.exitCode };
   }
-  sink.decision({ admitted: true, line: admissionLine(policy, admission.graph, admission.decision) });
+  sink.decision({
+    admitted: true,
+    line: admissionLine(policy, admission.graph, admission.decision),
+  });
 
   let written = 0;
   const cap = policy.limits.max_output_bytes;
@@ -133,28 +147,36 @@ export function entryArgs(entry: FuncDecl, argsJson: string | null): Value[] {
   } catch {
     throw new AilRuntimeError('--args-json: the value is not JSON');
   }
-  if (entry.params.length === 1) return [fromJson(json, entry.params[0]!.type, entry.params[0]!.name)];
+  if (entry.params.length === 1)
+    return [fromJson(json, entry.params[0]!.type, entry.params[0]!.name)];
   if (!Array.isArray(json) || json.length !== entry.params.length) {
-    throw new AilRuntimeError(`--args-json: ${entry.name} takes ${entry.params.length} arguments; pass a JSON array of ${entry.params.length} values`);
+    throw new AilRuntimeError(
+      `--args-json: ${entry.name} takes ${entry.params.length} arguments; pass a JSON array of ${entry.params.length} values`,
+    );
   }
   return entry.params.map((p, i) => fromJson(json[i], p.type, p.name));
 }
 
 function fromJson(json: unknown, te: TypeExpr, param: string): Value {
   const fail = (want: string): never => {
-    throw new AilRuntimeError(`--args-json: expected ${want} for parameter "${param}", got ${JSON.stringify(json) ?? 'nothing'}`);
+    throw new AilRuntimeError(
+      `--args-json: expected ${want} for parameter "${param}", got ${JSON.stringify(json) ?? 'nothing'}`,
+    );
   };
   switch (te.k) {
     case 'tunit':
       return json === null ? UNIT_V : fail('null');
     case 'tlist':
-      return Array.isArray(json) ? listFrom(json.map((x) => fromJson(x, te.elem, param))) : fail('an array');
+      return Array.isArray(json)
+        ? listFrom(json.map((x) => fromJson(x, te.elem, param)))
+        : fail('an array');
     case 'ttuple':
       return Array.isArray(json) && json.length === te.items.length
         ? { k: 'tuple', items: json.map((x, i) => fromJson(x, te.items[i]!, param)) }
         : fail(`an array of ${te.items.length}`);
     case 'trecord': {
-      if (typeof json !== 'object' || json === null || Array.isArray(json)) return fail('an object');
+      if (typeof json !== 'object' || json === null || Array.isArray(json))
+        return fail('an object');
       const fields = new Map<string, Value>();
       for (const f of te.fields) {
         if (!(f.name in json)) return fail(`an object with field "${f.name}"`);
@@ -165,7 +187,9 @@ function fromJson(json: unknown, te: TypeExpr, param: string): Value {
     case 'tname':
       switch (te.name) {
         case 'int':
-          return typeof json === 'number' && Number.isSafeInteger(json) ? BigInt(json) : fail('an integer');
+          return typeof json === 'number' && Number.isSafeInteger(json)
+            ? BigInt(json)
+            : fail('an integer');
         case 'float':
           return typeof json === 'number' ? json : fail('a number');
         case 'string':

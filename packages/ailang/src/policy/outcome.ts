@@ -25,7 +25,9 @@ const LIMIT_EXIT = 3;
 function parseObject(text: string): Record<string, unknown> | null {
   try {
     const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -45,7 +47,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
  *   with non-empty string `reason` and `stage`, and exit code 3.
  * @throws RunEnvelopeError for anything else
  */
-export function classifyRunOutcome(raw: { exitCode: number; stdout: string; stderr: string }): RunOutcome {
+export function classifyRunOutcome(raw: {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}): RunOutcome {
   const fail = (why: string): never => {
     throw new RunEnvelopeError(`ailang run returned an unrecognised outcome: ${why}`, raw);
   };
@@ -59,8 +65,16 @@ export function classifyRunOutcome(raw: { exitCode: number; stdout: string; stde
     const out = parseObject(raw.stdout.trim());
     if (out === null) return fail('no policy line, and stdout is not a JSON object');
     const decision = out.decision;
-    if (!isObject(decision) || decision.ok !== false) return fail('no policy line, and stdout carries no refused decision');
-    return { admitted: false, exit_code: raw.exitCode, decision, limit: null, stdout: raw.stdout, stderr: raw.stderr };
+    if (!isObject(decision) || decision.ok !== false)
+      return fail('no policy line, and stdout carries no refused decision');
+    return {
+      admitted: false,
+      exit_code: raw.exitCode,
+      decision,
+      limit: null,
+      stdout: raw.stdout,
+      stderr: raw.stderr,
+    };
   }
 
   if (policyLines.length !== 1) return fail(`${policyLines.length} policy lines`);
@@ -71,13 +85,29 @@ export function classifyRunOutcome(raw: { exitCode: number; stdout: string; stde
     return fail('the policy line does not record an admitted decision');
   }
   if (resultLines.length === 0) {
-    return { admitted: true, exit_code: raw.exitCode, decision, limit: null, stdout: raw.stdout, stderr: raw.stderr };
+    return {
+      admitted: true,
+      exit_code: raw.exitCode,
+      decision,
+      limit: null,
+      stdout: raw.stdout,
+      stderr: raw.stderr,
+    };
   }
   if (resultLines.length !== 1) return fail(`${resultLines.length} policy-result lines`);
   const limit = parseObject(resultLines[0]!.slice(RESULT_PREFIX.length));
   if (limit === null) return fail('the policy-result line is not a JSON object');
   const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v !== '';
-  if (!nonEmpty(limit.reason) || !nonEmpty(limit.stage)) return fail('the policy-result line lacks reason or stage');
-  if (raw.exitCode !== LIMIT_EXIT) return fail(`a policy-result line with exit code ${raw.exitCode}, not ${LIMIT_EXIT}`);
-  return { admitted: true, exit_code: raw.exitCode, decision, limit, stdout: raw.stdout, stderr: raw.stderr };
+  if (!nonEmpty(limit.reason) || !nonEmpty(limit.stage))
+    return fail('the policy-result line lacks reason or stage');
+  if (raw.exitCode !== LIMIT_EXIT)
+    return fail(`a policy-result line with exit code ${raw.exitCode}, not ${LIMIT_EXIT}`);
+  return {
+    admitted: true,
+    exit_code: raw.exitCode,
+    decision,
+    limit,
+    stdout: raw.stdout,
+    stderr: raw.stderr,
+  };
 }

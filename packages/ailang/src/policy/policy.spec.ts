@@ -17,9 +17,17 @@ describe('policyVariant (world-spec §3.5 capability variants)', () => {
   it.each([
     ['the default IO+FS run uses the episode policy itself', ['FS', 'IO'], null],
     ['Declassify changes nothing in the AILANG policy', ['Declassify', 'FS', 'IO'], null],
-    ['IO alone keeps FS allowed at budget 0', ['IO'], { ...base, allowed_caps: ['FS', 'IO'], budgets: { FS: 0 } }],
+    [
+      'IO alone keeps FS allowed at budget 0',
+      ['IO'],
+      { ...base, allowed_caps: ['FS', 'IO'], budgets: { FS: 0 } },
+    ],
     ['FS alone drops IO', ['FS'], { ...base, allowed_caps: ['FS'], budgets: { FS: 1000 } }],
-    ['Net adds the operator net_allow', ['FS', 'IO', 'Net'], { ...base, allowed_caps: ['FS', 'IO', 'Net'], net_allow: ['127.0.0.1:9000'] }],
+    [
+      'Net adds the operator net_allow',
+      ['FS', 'IO', 'Net'],
+      { ...base, allowed_caps: ['FS', 'IO', 'Net'], net_allow: ['127.0.0.1:9000'] },
+    ],
     [
       'Env switches to trusted_host with a .git deny entry and explicit limits',
       ['Env', 'IO'],
@@ -29,7 +37,12 @@ describe('policyVariant (world-spec §3.5 capability variants)', () => {
         allowed_caps: ['Env', 'FS', 'IO'],
         budgets: { FS: 0 },
         fs_deny_write: ['.github/**', '.gitmodules', '.git/**'],
-        limits: { max_source_bytes: 1048576, max_module_graph_bytes: 16777216, max_output_bytes: 8388608, max_fs_transfer_bytes: 8388608 },
+        limits: {
+          max_source_bytes: 1048576,
+          max_module_graph_bytes: 16777216,
+          max_output_bytes: 8388608,
+          max_fs_transfer_bytes: 8388608,
+        },
       },
     ],
   ])('%s', (_name, caps, expected) => {
@@ -42,9 +55,27 @@ describe('policyVariant (world-spec §3.5 capability variants)', () => {
 describe('checkOperatorGates (world-spec §3.5 operator gates)', () => {
   it.each([
     ['IO and FS need no gate', ['FS', 'IO'], [], [], null],
-    ['Env needs --run-allow-caps Env', ['Env', 'IO'], [], [], 'capability "Env" is not enabled by the operator: the daemon must be started with --run-allow-caps Env'],
-    ['Declassify needs its gate', ['Declassify'], ['Env'], [], 'capability "Declassify" is not enabled by the operator: the daemon must be started with --run-allow-caps Declassify'],
-    ['Net needs an operator address too', ['Net'], ['Net'], [], 'capability "Net" needs an operator network allowance: the daemon must be started with --run-net-allow 127.0.0.1:PORT'],
+    [
+      'Env needs --run-allow-caps Env',
+      ['Env', 'IO'],
+      [],
+      [],
+      'capability "Env" is not enabled by the operator: the daemon must be started with --run-allow-caps Env',
+    ],
+    [
+      'Declassify needs its gate',
+      ['Declassify'],
+      ['Env'],
+      [],
+      'capability "Declassify" is not enabled by the operator: the daemon must be started with --run-allow-caps Declassify',
+    ],
+    [
+      'Net needs an operator address too',
+      ['Net'],
+      ['Net'],
+      [],
+      'capability "Net" needs an operator network allowance: the daemon must be started with --run-net-allow 127.0.0.1:PORT',
+    ],
     ['Net with both gates passes', ['Net'], ['Net'], ['127.0.0.1:9000'], null],
   ])('%s', (_name, caps, runAllowCaps, netAllow, message) => {
     const run = (): void => checkOperatorGates(caps, { runAllowCaps, netAllow });
@@ -55,7 +86,13 @@ describe('checkOperatorGates (world-spec §3.5 operator gates)', () => {
 
 describe('renderPolicyToml (ailang.md §1.5 keys, world-spec §7.6 order)', () => {
   it('renders the keys in a fixed order and the budgets table', () => {
-    expect(renderPolicyToml({ ...base, allowed_caps: ['FS', 'IO', 'Net'], net_allow: ['127.0.0.1:9000'] })).toBe(
+    expect(
+      renderPolicyToml({
+        ...base,
+        allowed_caps: ['FS', 'IO', 'Net'],
+        net_allow: ['127.0.0.1:9000'],
+      }),
+    ).toBe(
       [
         'security_mode = "restricted"',
         'allowed_caps = ["FS", "IO", "Net"]',
@@ -73,11 +110,15 @@ describe('renderPolicyToml (ailang.md §1.5 keys, world-spec §7.6 order)', () =
   });
 
   it('escapes TOML strings', () => {
-    expect(renderPolicyToml({ ...base, fs_sandbox: '/ws/a"b\\c\u0001' })).toContain('fs_sandbox = "/ws/a\\"b\\\\c\\u0001"');
+    expect(renderPolicyToml({ ...base, fs_sandbox: '/ws/a"b\\c\u0001' })).toContain(
+      'fs_sandbox = "/ws/a\\"b\\\\c\\u0001"',
+    );
   });
 
   it('digests the bytes as 64 hex (policy_digest)', () => {
-    expect(policyDigest('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(policyDigest('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
   });
 });
 

@@ -47,7 +47,10 @@ export interface RunPolicy extends AilangPolicy {
  * be in `runAllowCaps`; Net also needs at least one operator `IP:PORT`.
  * @throws OperatorGateError naming the first gated cap
  */
-export function checkOperatorGates(caps: readonly string[], ctx: Pick<AilangContext, 'runAllowCaps' | 'netAllow'>): void {
+export function checkOperatorGates(
+  caps: readonly string[],
+  ctx: Pick<AilangContext, 'runAllowCaps' | 'netAllow'>,
+): void {
   for (const cap of [...caps].sort()) {
     if (UNGATED_CAPS.includes(cap)) continue;
     if (!ctx.runAllowCaps.includes(cap)) {
@@ -72,7 +75,11 @@ export function checkOperatorGates(caps: readonly string[], ctx: Pick<AilangCont
  * limits at the restricted defaults. Declassify changes nothing in the AILANG policy.
  * @returns the episode policy itself when nothing changes
  */
-export function policyVariant(base: AilangPolicy, caps: readonly string[], netAllow: readonly string[]): RunPolicy {
+export function policyVariant(
+  base: AilangPolicy,
+  caps: readonly string[],
+  netAllow: readonly string[],
+): RunPolicy {
   const requested = new Set(caps);
   const allowed = new Set(['FS']);
   for (const c of ['IO', 'Net', 'Env']) if (requested.has(c)) allowed.add(c);
@@ -84,7 +91,9 @@ export function policyVariant(base: AilangPolicy, caps: readonly string[], netAl
   if (requested.has('Net')) variant.net_allow = [...netAllow];
   if (requested.has('Env')) {
     variant.security_mode = 'trusted_host';
-    variant.fs_deny_write = base.fs_deny_write.includes('.git/**') ? [...base.fs_deny_write] : [...base.fs_deny_write, '.git/**'];
+    variant.fs_deny_write = base.fs_deny_write.includes('.git/**')
+      ? [...base.fs_deny_write]
+      : [...base.fs_deny_write, '.git/**'];
     variant.limits = { ...DEFAULT_LIMITS };
   }
   const same =
@@ -117,7 +126,8 @@ export function renderPolicyToml(p: RunPolicy): string {
     `timeout_ms = ${p.timeout_ms}`,
     `fs_deny_write = [${p.fs_deny_write.map(tomlString).join(', ')}]`,
   ];
-  if (p.net_allow !== undefined && p.net_allow.length > 0) lines.push(`net_allow = [${p.net_allow.map(tomlString).join(', ')}]`);
+  if (p.net_allow !== undefined && p.net_allow.length > 0)
+    lines.push(`net_allow = [${p.net_allow.map(tomlString).join(', ')}]`);
   if (p.limits) {
     lines.push(`max_source_bytes = ${p.limits.max_source_bytes}`);
     lines.push(`max_module_graph_bytes = ${p.limits.max_module_graph_bytes}`);
@@ -138,7 +148,8 @@ export function tomlString(value: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\t') out += '\\t';
     else if (ch === '\r') out += '\\r';
-    else if (code < TOML_CONTROL_END || code === TOML_DELETE) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else if (code < TOML_CONTROL_END || code === TOML_DELETE)
+      out += `\\u${code.toString(16).padStart(4, '0')}`;
     else out += ch;
   }
   return `${out}"`;

@@ -3,7 +3,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AILANG_WORKER_HEAP_MB, AILANG_WORKER_STACK_MB, HANDLER_MAX_CONCURRENT } from '@world/contracts';
+import {
+  AILANG_WORKER_HEAP_MB,
+  AILANG_WORKER_STACK_MB,
+  HANDLER_MAX_CONCURRENT,
+} from '@world/contracts';
 import type { ExecuteRequest, ExecuteResult } from './execute.js';
 import type { OpJob, OpResult } from '../cli/run-op.js';
 import type { WorkerJob, WorkerMessage } from './worker.js';
@@ -36,7 +40,9 @@ export function workerScript(): string {
   const i = here.lastIndexOf(marker);
   const built = i < 0 ? sibling : join(here.slice(0, i), 'dist', 'policy', 'worker.js');
   if (!existsSync(built)) {
-    throw new Error(`the embedded runner's worker script is missing (${built}); build @world/ailang first`);
+    throw new Error(
+      `the embedded runner's worker script is missing (${built}); build @world/ailang first`,
+    );
   }
   return built;
 }
@@ -87,7 +93,10 @@ function startWorker(job: WorkerJob): Worker {
     workerData: job,
     env: {},
     execArgv: [],
-    resourceLimits: { maxOldGenerationSizeMb: AILANG_WORKER_HEAP_MB, stackSizeMb: AILANG_WORKER_STACK_MB },
+    resourceLimits: {
+      maxOldGenerationSizeMb: AILANG_WORKER_HEAP_MB,
+      stackSizeMb: AILANG_WORKER_STACK_MB,
+    },
   });
 }
 
@@ -95,7 +104,10 @@ function startWorker(job: WorkerJob): Worker {
  * Runs one CLI op job in a worker thread, so a pathological program cannot block the caller.
  * @returns the op's result, or 'timeout' when `deadlineMs` passed first (the thread is gone)
  */
-export async function superviseOp(job: OpJob, deadlineMs: number): Promise<OpResult | 'timeout' | { failed: string }> {
+export async function superviseOp(
+  job: OpJob,
+  deadlineMs: number,
+): Promise<OpResult | 'timeout' | { failed: string }> {
   await slots.acquire();
   try {
     return await new Promise((resolve) => {
@@ -156,7 +168,11 @@ function runWorker(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutpu
     };
     // The deadline is armed before the worker exists (ailang.md §1.5); timeout_ms at admission.
     const deadline = setTimeout(
-      () => stop({ reason: 'timeout', message: `exceeded the handler deadline (${goDuration(deadlineMs)}); worker thread terminated` }),
+      () =>
+        stop({
+          reason: 'timeout',
+          message: `exceeded the handler deadline (${goDuration(deadlineMs)}); worker thread terminated`,
+        }),
       deadlineMs,
     );
     let timer: NodeJS.Timeout | null = null;
@@ -165,9 +181,17 @@ function runWorker(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutpu
       if (limit !== null) return;
       const bytes = Buffer.byteLength(chunk, 'utf8');
       if (written + bytes > cap) {
-        into.push(Buffer.from(chunk, 'utf8').subarray(0, cap - written).toString('utf8').replace(/\uFFFD$/, ''));
+        into.push(
+          Buffer.from(chunk, 'utf8')
+            .subarray(0, cap - written)
+            .toString('utf8')
+            .replace(/\uFFFD$/, ''),
+        );
         written = cap;
-        stop({ reason: 'output_limit', message: `exceeded max_output_bytes (${cap}); worker thread terminated` });
+        stop({
+          reason: 'output_limit',
+          message: `exceeded max_output_bytes (${cap}); worker thread terminated`,
+        });
         return;
       }
       written += bytes;
@@ -181,7 +205,11 @@ function runWorker(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutpu
           decision = m;
           if (m.admitted) {
             timer = setTimeout(
-              () => stop({ reason: 'timeout', message: `exceeded timeout_ms (${goDuration(policy.timeout_ms)}); worker thread terminated` }),
+              () =>
+                stop({
+                  reason: 'timeout',
+                  message: `exceeded timeout_ms (${goDuration(policy.timeout_ms)}); worker thread terminated`,
+                }),
               policy.timeout_ms,
             );
           }
@@ -196,7 +224,10 @@ function runWorker(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutpu
           break;
         case 'done':
           if (m.result.kind === 'output_limit') {
-            stop({ reason: 'output_limit', message: `exceeded max_output_bytes (${cap}); worker stopped` });
+            stop({
+              reason: 'output_limit',
+              message: `exceeded max_output_bytes (${cap}); worker stopped`,
+            });
           } else if (limit === null) {
             result = m.result;
           }
@@ -234,16 +265,26 @@ function compose(
       security_mode: policy.security_mode,
     })}\n`;
   if (decision === null) {
-    if (limit !== null) return { exitCode: LIMIT_EXIT_CODE, stdout: '', stderr: envelope('admit', limit.reason, limit.message) };
-    const why = failure ? `worker failed before an admission decision: ${failureText(failure)}` : 'worker exited without an admission decision';
+    if (limit !== null)
+      return {
+        exitCode: LIMIT_EXIT_CODE,
+        stdout: '',
+        stderr: envelope('admit', limit.reason, limit.message),
+      };
+    const why = failure
+      ? `worker failed before an admission decision: ${failureText(failure)}`
+      : 'worker exited without an admission decision';
     return { exitCode: 1, stdout: '', stderr: envelope('admit', 'no_decision', why) };
   }
-  if (!decision.admitted) return { exitCode: decision.exitCode, stdout: decision.stdout, stderr: '' };
+  if (!decision.admitted)
+    return { exitCode: decision.exitCode, stdout: decision.stdout, stderr: '' };
   let effective = limit;
   if (effective === null && result === null) {
     effective = {
       reason: 'worker_failed',
-      message: failure ? `worker failed: ${failureText(failure)}` : 'worker exited without finishing the run',
+      message: failure
+        ? `worker failed: ${failureText(failure)}`
+        : 'worker exited without finishing the run',
     };
   }
   let errText = stderr;
@@ -256,9 +297,9 @@ function compose(
   return { exitCode: (result as { exitCode: number }).exitCode, stdout, stderr: errText };
 }
 
-
 function failureText(e: Error): string {
   const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `the program exhausted the worker heap (${AILANG_WORKER_HEAP_MB} MiB)`;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return `the program exhausted the worker heap (${AILANG_WORKER_HEAP_MB} MiB)`;
   return e.message;
 }

@@ -8,7 +8,10 @@
 
 /** Case-folds a path or pattern for deny-list comparison. */
 export function foldCase(s: string): string {
-  return s.replace(/\u017f/g, 's').replace(/\u212a/g, 'k').toLowerCase();
+  return s
+    .replace(/\u017f/g, 's')
+    .replace(/\u212a/g, 'k')
+    .toLowerCase();
 }
 
 /**
@@ -16,8 +19,12 @@ export function foldCase(s: string): string {
  * A pattern without `/**` matches only the exact path (`.gitmodules` is the root file).
  */
 export function matchDenyPattern(pattern: string, relPath: string): boolean {
-  const pat = foldCase(pattern).split('/').filter((s) => s !== '');
-  const segs = foldCase(relPath).split('/').filter((s) => s !== '');
+  const pat = foldCase(pattern)
+    .split('/')
+    .filter((s) => s !== '');
+  const segs = foldCase(relPath)
+    .split('/')
+    .filter((s) => s !== '');
   return matchSegments(pat, 0, segs, 0);
 }
 
@@ -70,7 +77,11 @@ export function matchSegment(pattern: string, name: string): boolean {
   return go(0, 0);
 }
 
-function matchClass(p: string[], start: number, ch: string): { matched: boolean; next: number } | null {
+function matchClass(
+  p: string[],
+  start: number,
+  ch: string,
+): { matched: boolean; next: number } | null {
   let i = start + 1;
   let negate = false;
   if (p[i] === '^' || p[i] === '!') {

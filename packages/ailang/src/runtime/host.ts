@@ -79,7 +79,10 @@ export class StandardHost implements RuntimeHost {
     const limit = this.o.budgets.get(effect);
     if (limit === undefined) return;
     const used = this.used.get(effect) ?? 0;
-    if (used >= limit) throw new AilRuntimeError(`effect '${effect}' budget exhausted: limit=${limit}, used=${used}`);
+    if (used >= limit)
+      throw new AilRuntimeError(
+        `effect '${effect}' budget exhausted: limit=${limit}, used=${used}`,
+      );
     this.used.set(effect, used + 1);
   }
 }

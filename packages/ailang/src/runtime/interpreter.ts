@@ -73,12 +73,19 @@ export class Interpreter implements RuntimeApi {
       }
       for (const d of m.ast.decls) {
         if (d.kind !== 'func') continue;
-        const fn: Closure = { k: 'closure', name: d.name, params: d.params.map((p) => p.name), body: d.body, env };
+        const fn: Closure = {
+          k: 'closure',
+          name: d.name,
+          params: d.params.map((p) => p.name),
+          body: d.body,
+          env,
+        };
         env.set(d.name, fn);
       }
       for (const name of m.checked.iface.values.keys()) rt.exports.set(name, env.get(name)!);
       this.modules.set(m.path, rt);
-      for (const [alias, iface] of scope.qualified) env.set(`${alias}.`, this.qualifiedTable(iface));
+      for (const [alias, iface] of scope.qualified)
+        env.set(`${alias}.`, this.qualifiedTable(iface));
     }
   }
 
@@ -151,7 +158,9 @@ export class Interpreter implements RuntimeApi {
           return f.impl(a, this);
         }
         if (f.params.length !== a.length) {
-          throw new AilRuntimeError(`${f.name} expects ${f.params.length} arguments, got ${a.length}`);
+          throw new AilRuntimeError(
+            `${f.name} expects ${f.params.length} arguments, got ${a.length}`,
+          );
         }
         const env = new Env(f.env);
         f.params.forEach((p, i) => env.set(p, a[i]!));
@@ -183,7 +192,9 @@ export class Interpreter implements RuntimeApi {
       case 'unit':
         return UNIT_V;
       case 'interp':
-        return e.parts.map((p) => (typeof p === 'string' ? p : textOf(this.value(p, env)))).join('');
+        return e.parts
+          .map((p) => (typeof p === 'string' ? p : textOf(this.value(p, env))))
+          .join('');
       case 'var': {
         const v = env.get(e.name);
         if (v === undefined) throw new AilRuntimeError(`undefined variable ${e.name}`);
@@ -197,7 +208,10 @@ export class Interpreter implements RuntimeApi {
           return v;
         }
         const table = env.get(`${e.qualifier}.`);
-        const v = table !== undefined && typeof table === 'object' && table.k === 'record' ? table.fields.get(e.name) : undefined;
+        const v =
+          table !== undefined && typeof table === 'object' && table.k === 'record'
+            ? table.fields.get(e.name)
+            : undefined;
         if (v === undefined) throw new AilRuntimeError(`undefined name ${e.qualifier}.${e.name}`);
         return v;
       }
@@ -212,7 +226,8 @@ export class Interpreter implements RuntimeApi {
       }
       case 'update': {
         const base = this.value(e.base, env);
-        if (typeof base !== 'object' || base.k !== 'record') throw new AilRuntimeError('record update of a non-record');
+        if (typeof base !== 'object' || base.k !== 'record')
+          throw new AilRuntimeError('record update of a non-record');
         const fields = new Map(base.fields);
         for (const f of e.fields) fields.set(f.name, this.value(f.value, env));
         return { k: 'record', fields };
@@ -231,7 +246,13 @@ export class Interpreter implements RuntimeApi {
         return this.apply(fn, args);
       }
       case 'lambda':
-        return { k: 'closure', name: 'lambda', params: e.params.map((p) => p.name), body: e.body, env };
+        return {
+          k: 'closure',
+          name: 'lambda',
+          params: e.params.map((p) => p.name),
+          body: e.body,
+          env,
+        };
       case 'let': {
         const inner = new Env(env);
         if (e.rec) {
@@ -239,7 +260,8 @@ export class Interpreter implements RuntimeApi {
           inner.set((e.pat as { name: string }).name, v);
         } else {
           const v = this.value(e.value, env);
-          if (!this.match(e.pat, v, inner)) throw new AilRuntimeError(`let pattern does not match ${show(v)}`);
+          if (!this.match(e.pat, v, inner))
+            throw new AilRuntimeError(`let pattern does not match ${show(v)}`);
         }
         return this.eval(e.body, inner, tail);
       }
@@ -247,7 +269,9 @@ export class Interpreter implements RuntimeApi {
         this.value(e.first, env);
         return this.eval(e.then, env, tail);
       case 'if':
-        return this.value(e.cond, env) === true ? this.eval(e.then, env, tail) : this.eval(e.else, env, tail);
+        return this.value(e.cond, env) === true
+          ? this.eval(e.then, env, tail)
+          : this.eval(e.else, env, tail);
       case 'match': {
         const v = this.value(e.scrutinee, env);
         for (const arm of e.arms) {
@@ -332,7 +356,12 @@ export class Interpreter implements RuntimeApi {
         return cur.k === 'nil';
       }
       case 'pcons':
-        return isList(v) && v.k === 'cons' && this.match(p.head, v.head, env) && this.match(p.tail, v.tail, env);
+        return (
+          isList(v) &&
+          v.k === 'cons' &&
+          this.match(p.head, v.head, env) &&
+          this.match(p.tail, v.tail, env)
+        );
       case 'ptuple':
         return (
           typeof v === 'object' &&
@@ -344,7 +373,9 @@ export class Interpreter implements RuntimeApi {
         return (
           typeof v === 'object' &&
           v.k === 'record' &&
-          p.fields.every((f) => v.fields.has(f.name) && this.match(f.pat, v.fields.get(f.name)!, env))
+          p.fields.every(
+            (f) => v.fields.has(f.name) && this.match(f.pat, v.fields.get(f.name)!, env),
+          )
         );
     }
   }

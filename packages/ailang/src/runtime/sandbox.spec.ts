@@ -42,14 +42,49 @@ describe('Sandbox (ailang.md §1.5 runtime confinement; world-spec §8.2)', () =
   };
 
   it.each([
-    ['an absolute path outside', '/etc/hosts', 'read', 'readFile: path "/etc/hosts" escapes sandbox "<root>"'],
+    [
+      'an absolute path outside',
+      '/etc/hosts',
+      'read',
+      'readFile: path "/etc/hosts" escapes sandbox "<root>"',
+    ],
     ['a .. escape', '../x', 'read', 'readFile: path "../x" escapes sandbox "<root>"'],
-    ['a symlink pointing out (world-spec §8.2)', 'link-out', 'read', 'readFile: path "link-out" escapes sandbox "<root>"'],
-    ['a path through a directory symlink pointing out', 'dir-out/secret.txt', 'read', 'readFile: path "dir-out/secret.txt" escapes sandbox "<root>"'],
-    ['a write through a dangling symlink', 'dangling', 'write', 'readFile: path "dangling" escapes sandbox "<root>"'],
-    ['a write under .git (restricted mode)', '.git/config', 'write', 'readFile: E_FS_PROTECTED: path ".git/config" is under .git, which is read-only in restricted mode'],
-    ['a write under a case variant of .git', '.GIT/hooks/pre-commit', 'write', 'readFile: E_FS_PROTECTED: path ".GIT/hooks/pre-commit" is under .git, which is read-only in restricted mode'],
-    ['a deny-listed write', '.GitHub/x.yml', 'write', 'readFile: E_FS_PROTECTED: path ".GitHub/x.yml" matches fs_deny_write ".github/**" — read-only under this policy'],
+    [
+      'a symlink pointing out (world-spec §8.2)',
+      'link-out',
+      'read',
+      'readFile: path "link-out" escapes sandbox "<root>"',
+    ],
+    [
+      'a path through a directory symlink pointing out',
+      'dir-out/secret.txt',
+      'read',
+      'readFile: path "dir-out/secret.txt" escapes sandbox "<root>"',
+    ],
+    [
+      'a write through a dangling symlink',
+      'dangling',
+      'write',
+      'readFile: path "dangling" escapes sandbox "<root>"',
+    ],
+    [
+      'a write under .git (restricted mode)',
+      '.git/config',
+      'write',
+      'readFile: E_FS_PROTECTED: path ".git/config" is under .git, which is read-only in restricted mode',
+    ],
+    [
+      'a write under a case variant of .git',
+      '.GIT/hooks/pre-commit',
+      'write',
+      'readFile: E_FS_PROTECTED: path ".GIT/hooks/pre-commit" is under .git, which is read-only in restricted mode',
+    ],
+    [
+      'a deny-listed write',
+      '.GitHub/x.yml',
+      'write',
+      'readFile: E_FS_PROTECTED: path ".GitHub/x.yml" matches fs_deny_write ".github/**" — read-only under this policy',
+    ],
     ['a read of a deny-listed path is allowed', '.github/x.yml', 'read', 'allowed'],
     ['a relative path inside', 'src/a.ail', 'read', 'allowed'],
     ['an absolute path inside', '<root>/src/a.ail', 'read', 'allowed'],
@@ -57,13 +92,17 @@ describe('Sandbox (ailang.md §1.5 runtime confinement; world-spec §8.2)', () =
     ['a .. that stays inside', 'src/../src/a.ail', 'read', 'allowed'],
     ['a new file inside', 'src/new.txt', 'write', 'allowed'],
   ])('%s', (_name, path, mode, expected) => {
-    const message = refusal(() => sb.resolve('readFile', path.replace('<root>', root), mode as 'read' | 'write'));
+    const message = refusal(() =>
+      sb.resolve('readFile', path.replace('<root>', root), mode as 'read' | 'write'),
+    );
     expect(message).toBe(expected.replace('<root>', root));
   });
 
   it('caps the bytes moved at max_fs_transfer_bytes', () => {
     const s = new Sandbox({ root, denyWrite: [], transferMax: 10, protectGit: true });
     s.transfer('readFile', 6);
-    expect(refusal(() => s.transfer('writeFile', 5))).toBe('writeFile: max_fs_transfer_bytes (10) exceeded');
+    expect(refusal(() => s.transfer('writeFile', 5))).toBe(
+      'writeFile: max_fs_transfer_bytes (10) exceeded',
+    );
   });
 });

@@ -45,7 +45,10 @@ export class Sandbox {
   }
 
   private inside(abs: string): boolean {
-    return abs === this.realRoot || abs.startsWith(this.realRoot.endsWith(sep) ? this.realRoot : this.realRoot + sep);
+    return (
+      abs === this.realRoot ||
+      abs.startsWith(this.realRoot.endsWith(sep) ? this.realRoot : this.realRoot + sep)
+    );
   }
 
   /**
@@ -55,12 +58,14 @@ export class Sandbox {
    * @throws SandboxViolation (`<op>: path "<p>" escapes sandbox "<root>"`, `E_FS_PROTECTED`)
    */
   resolve(op: string, p: string, mode: 'read' | 'write'): string {
-    if (p === '' || p.includes('\0')) throw new IoFailure(`${op}: invalid path ${JSON.stringify(p)}`);
+    if (p === '' || p.includes('\0'))
+      throw new IoFailure(`${op}: invalid path ${JSON.stringify(p)}`);
     let abs: string;
     if (isAbsolute(p)) {
       const given = resolve(this.options.root);
       const norm = resolve(p);
-      if (norm === given || norm.startsWith(given + sep)) abs = join(this.realRoot, relative(given, norm));
+      if (norm === given || norm.startsWith(given + sep))
+        abs = join(this.realRoot, relative(given, norm));
       else abs = norm;
     } else {
       abs = resolve(this.realRoot, p);
@@ -82,7 +87,8 @@ export class Sandbox {
         return tail.length === 0 ? real : join(real, ...tail);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new IoFailure(`${op}: ${(e as Error).message}`);
+        if (code !== 'ENOENT' && code !== 'ENOTDIR')
+          throw new IoFailure(`${op}: ${(e as Error).message}`);
         // A dangling symlink would let a write land wherever it points: refuse it.
         try {
           if (lstatSync(cur).isSymbolicLink()) throw this.escape(op, p);
@@ -101,7 +107,9 @@ export class Sandbox {
     const rel = relative(this.realRoot, real).split(sep).join('/');
     if (rel === '') return;
     if (this.options.protectGit && foldCase(rel.split('/')[0]!) === '.git') {
-      throw new SandboxViolation(`${op}: E_FS_PROTECTED: path "${p}" is under .git, which is read-only in restricted mode`);
+      throw new SandboxViolation(
+        `${op}: E_FS_PROTECTED: path "${p}" is under .git, which is read-only in restricted mode`,
+      );
     }
     for (const pattern of this.options.denyWrite) {
       if (matchDenyPattern(pattern, rel)) {
@@ -118,7 +126,9 @@ export class Sandbox {
    */
   transfer(op: string, bytes: number): void {
     if (this.transferred + bytes > this.options.transferMax) {
-      throw new SandboxViolation(`${op}: max_fs_transfer_bytes (${this.options.transferMax}) exceeded`);
+      throw new SandboxViolation(
+        `${op}: max_fs_transfer_bytes (${this.options.transferMax}) exceeded`,
+      );
     }
     this.transferred += bytes;
   }

@@ -1,6 +1,19 @@
-import { AilRuntimeError, NONE, UNIT_V, listFrom, show, showFloat, some, valuesEqual, type Value } from './values.js';
+import {
+  AilRuntimeError,
+  NONE,
+  UNIT_V,
+  listFrom,
+  show,
+  showFloat,
+  some,
+  valuesEqual,
+  type Value,
+} from './values.js';
 
-const rec = (o: Record<string, Value>): Value => ({ k: 'record', fields: new Map(Object.entries(o)) });
+const rec = (o: Record<string, Value>): Value => ({
+  k: 'record',
+  fields: new Map(Object.entries(o)),
+});
 
 describe('show (the real renderer: strings unquoted, floats with a point, records sorted)', () => {
   it.each<[string, Value, string]>([
@@ -26,7 +39,11 @@ describe('show (the real renderer: strings unquoted, floats with a point, record
     ['constructor with a float', some(2), 'Some(2.0)'],
     ['nullary constructor', NONE, 'None'],
     ['function', { k: 'builtin', name: 'print', arity: 1, impl: () => UNIT_V }, '<function>'],
-    ['depth beyond 3 elides', listFrom([listFrom([listFrom([listFrom([listFrom([1n])])])])]), '[[[[...]]]]'],
+    [
+      'depth beyond 3 elides',
+      listFrom([listFrom([listFrom([listFrom([listFrom([1n])])])])]),
+      '[[[[...]]]]',
+    ],
     [
       'a container wider than 80 columns keeps its first and last 20',
       listFrom(Array.from({ length: 40 }, (_, i) => BigInt(i))),
@@ -61,6 +78,8 @@ describe('valuesEqual (structural ==)', () => {
 
   it('refuses to compare functions', () => {
     const f: Value = { k: 'builtin', name: 'f', arity: 0, impl: () => UNIT_V };
-    expect(() => valuesEqual(f, f)).toThrow(new AilRuntimeError('cannot compare functions with =='));
+    expect(() => valuesEqual(f, f)).toThrow(
+      new AilRuntimeError('cannot compare functions with =='),
+    );
   });
 });

@@ -11,21 +11,26 @@ export const UNIT_V: { readonly k: 'unit' } = Object.freeze({ k: 'unit' as const
 /** `[]` */
 export const NIL: { readonly k: 'nil' } = Object.freeze({ k: 'nil' as const });
 
+/** A non-empty list cell. */
 export interface Cons {
   k: 'cons';
   head: Value;
   tail: ListValue;
 }
+/** An immutable list: cons cells ending in NIL. */
 export type ListValue = Cons | typeof NIL;
 
+/** `(a, b, …)` */
 export interface TupleValue {
   k: 'tuple';
   items: Value[];
 }
+/** `{name: value, …}` */
 export interface RecordValue {
   k: 'record';
   fields: Map<string, Value>;
 }
+/** A constructor applied to its fields: `Some(1)`, `None`. */
 export interface CtorValue {
   k: 'ctor';
   name: string;
@@ -54,6 +59,7 @@ export class Env {
   }
 }
 
+/** A function value of AILANG code: parameters, body and captured environment. */
 export interface Closure {
   k: 'closure';
   name: string;
@@ -65,6 +71,7 @@ export interface Closure {
 /** Implementation of a builtin: receives evaluated arguments and the runtime. */
 export type BuiltinImpl = (args: Value[], rt: RuntimeApi) => Value;
 
+/** A function value implemented in TypeScript (builtins and constructors). */
 export interface BuiltinFn {
   k: 'builtin';
   name: string;
@@ -127,10 +134,12 @@ export function listItems(xs: ListValue): Value[] {
   return out;
 }
 
+/** True for list values. */
 export function isList(v: Value): v is ListValue {
   return typeof v === 'object' && (v.k === 'nil' || v.k === 'cons');
 }
 
+/** `Some(v)`, `None`, `Ok(v)`, `Err(v)` (std/option, std/result). */
 export function some(v: Value): CtorValue {
   return { k: 'ctor', name: 'Some', args: [v] };
 }
@@ -210,7 +219,11 @@ export function valuesEqual(a: Value, b: Value): boolean {
     }
     case 'ctor': {
       const bc = b as CtorValue;
-      return a.name === bc.name && a.args.length === bc.args.length && a.args.every((v, i) => valuesEqual(v, bc.args[i]!));
+      return (
+        a.name === bc.name &&
+        a.args.length === bc.args.length &&
+        a.args.every((v, i) => valuesEqual(v, bc.args[i]!))
+      );
     }
   }
   return false;

@@ -138,7 +138,14 @@ function writeText(rt: RuntimeApi, op: string, p: string, content: string, appen
   }
 }
 
-function withPath<T>(rt: RuntimeApi, op: string, p: string, mode: 'read' | 'write', verb: string, f: (real: string) => T): T {
+function withPath<T>(
+  rt: RuntimeApi,
+  op: string,
+  p: string,
+  mode: 'read' | 'write',
+  verb: string,
+  f: (real: string) => T,
+): T {
   const real = sandbox(rt, op).resolve(op, p, mode);
   try {
     return f(real);
@@ -167,17 +174,43 @@ const FS_IMPLS: Record<string, BuiltinImpl> = {
   _fs_readFile: ([p], rt) => readText(rt, 'readFile', str(p!)),
   _fs_writeFile: ([p, c], rt) => (writeText(rt, 'writeFile', str(p!), str(c!), false), UNIT_V),
   _fs_appendFile: ([p, c], rt) => (writeText(rt, 'appendFile', str(p!), str(c!), true), UNIT_V),
-  _fs_fileExists: ([p], rt) => withPath(rt, 'fileExists', str(p!), 'read', 'stat', (real) => existsSync(real)),
+  _fs_fileExists: ([p], rt) =>
+    withPath(rt, 'fileExists', str(p!), 'read', 'stat', (real) => existsSync(real)),
   _fs_listDir: ([p], rt) =>
-    withPath(rt, 'listDir', str(p!), 'read', 'open', (real) => listFrom(readdirSync(real).sort(compareStrings))),
-  _fs_mkdir: ([p], rt) => withPath(rt, 'mkdir', str(p!), 'write', 'mkdir', (real) => (mkdirSync(real), UNIT_V)),
+    withPath(rt, 'listDir', str(p!), 'read', 'open', (real) =>
+      listFrom(readdirSync(real).sort(compareStrings)),
+    ),
+  _fs_mkdir: ([p], rt) =>
+    withPath(rt, 'mkdir', str(p!), 'write', 'mkdir', (real) => (mkdirSync(real), UNIT_V)),
   _fs_mkdirAll: ([p], rt) =>
-    withPath(rt, 'mkdirAll', str(p!), 'write', 'mkdir', (real) => (mkdirSync(real, { recursive: true }), UNIT_V)),
+    withPath(
+      rt,
+      'mkdirAll',
+      str(p!),
+      'write',
+      'mkdir',
+      (real) => (mkdirSync(real, { recursive: true }), UNIT_V),
+    ),
   _fs_isDir: ([p], rt) =>
-    withPath(rt, 'isDir', str(p!), 'read', 'stat', (real) => existsSync(real) && statSync(real).isDirectory()),
+    withPath(
+      rt,
+      'isDir',
+      str(p!),
+      'read',
+      'stat',
+      (real) => existsSync(real) && statSync(real).isDirectory(),
+    ),
   _fs_isFile: ([p], rt) =>
-    withPath(rt, 'isFile', str(p!), 'read', 'stat', (real) => existsSync(real) && statSync(real).isFile()),
-  _fs_removeFile: ([p], rt) => withPath(rt, 'removeFile', str(p!), 'write', 'remove', (real) => (removePath(real), UNIT_V)),
+    withPath(
+      rt,
+      'isFile',
+      str(p!),
+      'read',
+      'stat',
+      (real) => existsSync(real) && statSync(real).isFile(),
+    ),
+  _fs_removeFile: ([p], rt) =>
+    withPath(rt, 'removeFile', str(p!), 'write', 'remove', (real) => (removePath(real), UNIT_V)),
   _fs_renameFile: ([a, b], rt) => {
     const sb = sandbox(rt, 'renameFile');
     const from = sb.resolve('renameFile', str(a!), 'write');
@@ -190,13 +223,31 @@ const FS_IMPLS: Record<string, BuiltinImpl> = {
     return UNIT_V;
   },
   _fs_readFileResult: ([p], rt) => result(() => readText(rt, 'readFileResult', str(p!))),
-  _fs_writeFileResult: ([p, c], rt) => result(() => (writeText(rt, 'writeFileResult', str(p!), str(c!), false), UNIT_V)),
-  _fs_appendFileResult: ([p, c], rt) => result(() => (writeText(rt, 'appendFileResult', str(p!), str(c!), true), UNIT_V)),
+  _fs_writeFileResult: ([p, c], rt) =>
+    result(() => (writeText(rt, 'writeFileResult', str(p!), str(c!), false), UNIT_V)),
+  _fs_appendFileResult: ([p, c], rt) =>
+    result(() => (writeText(rt, 'appendFileResult', str(p!), str(c!), true), UNIT_V)),
   _fs_removeFileResult: ([p], rt) =>
-    result(() => withPath(rt, 'removeFileResult', str(p!), 'write', 'remove', (real) => (removePath(real), UNIT_V))),
+    result(() =>
+      withPath(
+        rt,
+        'removeFileResult',
+        str(p!),
+        'write',
+        'remove',
+        (real) => (removePath(real), UNIT_V),
+      ),
+    ),
   _fs_mkdirAllResult: ([p], rt) =>
     result(() =>
-      withPath(rt, 'mkdirAllResult', str(p!), 'write', 'mkdir', (real) => (mkdirSync(real, { recursive: true }), UNIT_V)),
+      withPath(
+        rt,
+        'mkdirAllResult',
+        str(p!),
+        'write',
+        'mkdir',
+        (real) => (mkdirSync(real, { recursive: true }), UNIT_V),
+      ),
     ),
 };
 
@@ -238,7 +289,12 @@ const STRING_IMPLS: Record<string, BuiltinImpl> = {
   _str_endsWith: ([s, p]) => str(s!).endsWith(str(p!)),
   _str_split: ([s, sep]) => listFrom(str(sep!) === '' ? cps(str(s!)) : str(s!).split(str(sep!))),
   _str_chars: ([s]) => listFrom(cps(str(s!))),
-  _str_words: ([s]) => listFrom(str(s!).split(/\s+/).filter((w) => w !== '')),
+  _str_words: ([s]) =>
+    listFrom(
+      str(s!)
+        .split(/\s+/)
+        .filter((w) => w !== ''),
+    ),
   _str_lines: ([s]) => {
     const text = str(s!);
     if (text === '') return NIL;
@@ -307,7 +363,9 @@ const LIST_IMPLS: Record<string, BuiltinImpl> = {
   _list_take: ([n, xs]) => {
     const k = int(n!);
     const items = listItems(list(xs!));
-    return listFrom(k <= 0n ? [] : items.slice(0, k > BigInt(items.length) ? items.length : Number(k)));
+    return listFrom(
+      k <= 0n ? [] : items.slice(0, k > BigInt(items.length) ? items.length : Number(k)),
+    );
   },
   _list_drop: ([n, xs]) => {
     let k = int(n!);
@@ -375,7 +433,8 @@ function roundHalfAway(x: number): number {
 }
 
 function floatToInt(x: number): bigint {
-  if (!Number.isFinite(x)) throw new AilRuntimeError(`floatToInt: ${showFloat(x)} has no int value`);
+  if (!Number.isFinite(x))
+    throw new AilRuntimeError(`floatToInt: ${showFloat(x)} has no int value`);
   return wrap(BigInt(Math.trunc(x)));
 }
 
@@ -411,7 +470,8 @@ const ADT_IMPLS: Record<string, BuiltinImpl> = {
   _option_getOrElse: ([o, d]) => (ctorName(o!) === 'Some' ? ctorArg(o!) : d!),
   _option_isSome: ([o]) => ctorName(o!) === 'Some',
   _option_isNone: ([o]) => ctorName(o!) === 'None',
-  _option_filter: ([p, o], rt) => (ctorName(o!) === 'Some' && truthy(rt, p!, ctorArg(o!)) ? o! : NONE),
+  _option_filter: ([p, o], rt) =>
+    ctorName(o!) === 'Some' && truthy(rt, p!, ctorArg(o!)) ? o! : NONE,
   _result_map: ([f, r], rt) => (ctorName(r!) === 'Ok' ? ok(rt.apply(f!, [ctorArg(r!)])) : r!),
   _result_mapErr: ([f, r], rt) => (ctorName(r!) === 'Err' ? err(rt.apply(f!, [ctorArg(r!)])) : r!),
   _result_flatMap: ([f, r], rt) => (ctorName(r!) === 'Ok' ? rt.apply(f!, [ctorArg(r!)]) : r!),
@@ -434,7 +494,14 @@ const ADT_IMPLS: Record<string, BuiltinImpl> = {
 
 /** Every implementation by registry name. */
 export const IMPLS: ReadonlyMap<string, BuiltinImpl> = new Map(
-  Object.entries({ ...IO_IMPLS, ...FS_IMPLS, ...STRING_IMPLS, ...LIST_IMPLS, ...MATH_IMPLS, ...ADT_IMPLS }),
+  Object.entries({
+    ...IO_IMPLS,
+    ...FS_IMPLS,
+    ...STRING_IMPLS,
+    ...LIST_IMPLS,
+    ...MATH_IMPLS,
+    ...ADT_IMPLS,
+  }),
 );
 
 /** Registry names without an implementation (a test keeps this empty). */

@@ -1,8 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { ATOMIC_WRITE_SUFFIX_BYTES, HANDLER_STREAM_MAX_BYTES, deadlineTable } from '@world/contracts';
+import {
+  ATOMIC_WRITE_SUFFIX_BYTES,
+  HANDLER_STREAM_MAX_BYTES,
+  deadlineTable,
+} from '@world/contracts';
 import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
 import { CLI_OPS, validateCliRequest, type CliRequest } from '../cli/ops.js';
 import { PolicyMismatchError, ToolProcessError } from '../errors.js';
@@ -10,7 +21,13 @@ import { checkOperatorGates, policyDigest } from '../policy/policy.js';
 import { classifyRunOutcome } from '../policy/outcome.js';
 import { goDuration } from '../policy/supervisor.js';
 import { pathRefusal } from './confine.js';
-import { assertSandboxIsWorktree, cacheDirOf, childEnv, resolveRunPolicy, type ResolvedRunPolicy } from './context.js';
+import {
+  assertSandboxIsWorktree,
+  cacheDirOf,
+  childEnv,
+  resolveRunPolicy,
+  type ResolvedRunPolicy,
+} from './context.js';
 import { runProcess, type ProcessResult } from './process.js';
 import { checkRunPayload } from './run-payload.js';
 import type { AilangContext, Toolchain } from './types.js';
@@ -56,18 +73,24 @@ class BinaryToolchain implements Toolchain {
       maxBytes: HANDLER_STREAM_MAX_BYTES,
     });
     if (r.timedOut) {
-      throw new ToolProcessError(`ailang ${args[0]} exceeded the handler deadline (${goDuration(ctx.deadlineMs)}); process group killed`, {
-        exitCode: r.exitCode,
-        signal: r.signal,
-        stdout: r.stdout,
-        stderr: r.stderr,
-      });
+      throw new ToolProcessError(
+        `ailang ${args[0]} exceeded the handler deadline (${goDuration(ctx.deadlineMs)}); process group killed`,
+        {
+          exitCode: r.exitCode,
+          signal: r.signal,
+          stdout: r.stdout,
+          stderr: r.stderr,
+        },
+      );
     }
     if (r.overflowed) {
-      throw new ToolProcessError(`ailang ${args[0]} exceeded the output cap (${HANDLER_STREAM_MAX_BYTES} bytes per stream); process group killed`, {
-        exitCode: r.exitCode,
-        signal: r.signal,
-      });
+      throw new ToolProcessError(
+        `ailang ${args[0]} exceeded the output cap (${HANDLER_STREAM_MAX_BYTES} bytes per stream); process group killed`,
+        {
+          exitCode: r.exitCode,
+          signal: r.signal,
+        },
+      );
     }
     return r;
   }
@@ -82,7 +105,11 @@ class BinaryToolchain implements Toolchain {
     });
     const first = r.stdout.split('\n')[0]!.trim();
     if (r.exitCode !== 0 || !/^AILANG v\S+/.test(first)) {
-      throw new ToolProcessError(`${this.bin} version did not print an AILANG version line`, { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr });
+      throw new ToolProcessError(`${this.bin} version did not print an AILANG version line`, {
+        exitCode: r.exitCode,
+        stdout: r.stdout,
+        stderr: r.stderr,
+      });
     }
     return first;
   }
@@ -107,10 +134,22 @@ class BinaryToolchain implements Toolchain {
    * One policy-tool request. Refusals come back as `ok:false` with exit 0; any other exit or a
    * malformed response is a handler failure (world-internals §8.2).
    */
-  private async policyTool(ctx: AilangContext, policyPath: string, request: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const r = await this.exec(ctx, ['policy-tool', '--policy', policyPath], JSON.stringify(request));
+  private async policyTool(
+    ctx: AilangContext,
+    policyPath: string,
+    request: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const r = await this.exec(
+      ctx,
+      ['policy-tool', '--policy', policyPath],
+      JSON.stringify(request),
+    );
     const detail = { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-    if (r.exitCode !== 0) throw new ToolProcessError(`ailang policy-tool exited ${r.exitCode ?? `on ${r.signal}`}`, detail);
+    if (r.exitCode !== 0)
+      throw new ToolProcessError(
+        `ailang policy-tool exited ${r.exitCode ?? `on ${r.signal}`}`,
+        detail,
+      );
     let response: unknown;
     try {
       response = JSON.parse(r.stdout);
@@ -118,12 +157,20 @@ class BinaryToolchain implements Toolchain {
       throw new ToolProcessError('ailang policy-tool answered something that is not JSON', detail);
     }
     if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-      throw new ToolProcessError('ailang policy-tool answered something that is not a JSON object', detail);
+      throw new ToolProcessError(
+        'ailang policy-tool answered something that is not a JSON object',
+        detail,
+      );
     }
     const obj = response as Record<string, unknown>;
-    if (typeof obj.ok !== 'boolean') throw new ToolProcessError('ailang policy-tool answered without a boolean "ok"', detail);
+    if (typeof obj.ok !== 'boolean')
+      throw new ToolProcessError('ailang policy-tool answered without a boolean "ok"', detail);
     const reserved = RESPONSE_RESERVED.find((k) => k in obj);
-    if (reserved !== undefined) throw new ToolProcessError(`ailang policy-tool answered a reserved key "${reserved}"`, detail);
+    if (reserved !== undefined)
+      throw new ToolProcessError(
+        `ailang policy-tool answered a reserved key "${reserved}"`,
+        detail,
+      );
     return obj;
   }
 
@@ -136,18 +183,29 @@ class BinaryToolchain implements Toolchain {
     const response = await this.policyTool(ctx, resolved.path, { op: 'summary' });
     const s = response.summary as Partial<PolicySummary> | undefined;
     if (response.ok !== true || typeof s !== 'object' || s === null) {
-      throw new PolicyMismatchError(`policy-tool summary of ${resolved.path} failed: ${String(response.refused ?? 'no summary')}`);
+      throw new PolicyMismatchError(
+        `policy-tool summary of ${resolved.path} failed: ${String(response.refused ?? 'no summary')}`,
+      );
     }
     const want = resolved.effective;
-    const sorted = (xs: unknown): string => (Array.isArray(xs) ? [...(xs as string[])].sort().join(',') : '');
+    const sorted = (xs: unknown): string =>
+      Array.isArray(xs) ? [...(xs as string[])].sort().join(',') : '';
     const problems: string[] = [];
-    if (s.security_mode !== want.security_mode) problems.push(`security_mode ${String(s.security_mode)} ≠ ${want.security_mode}`);
-    if (s.policy_digest !== digest) problems.push(`policy_digest ${String(s.policy_digest)} ≠ ${digest}`);
-    if (typeof s.fs_sandbox !== 'string' || resolve(s.fs_sandbox) !== resolve(ctx.worktree)) problems.push(`fs_sandbox ${String(s.fs_sandbox)} ≠ ${ctx.worktree}`);
-    if (sorted(s.caps) !== sorted(want.allowed_caps)) problems.push(`caps ${sorted(s.caps)} ≠ ${sorted(want.allowed_caps)}`);
-    if (sorted(s.net_allow ?? []) !== sorted(want.net_allow)) problems.push(`net_allow ${sorted(s.net_allow)} ≠ ${sorted(want.net_allow)}`);
+    if (s.security_mode !== want.security_mode)
+      problems.push(`security_mode ${String(s.security_mode)} ≠ ${want.security_mode}`);
+    if (s.policy_digest !== digest)
+      problems.push(`policy_digest ${String(s.policy_digest)} ≠ ${digest}`);
+    if (typeof s.fs_sandbox !== 'string' || resolve(s.fs_sandbox) !== resolve(ctx.worktree))
+      problems.push(`fs_sandbox ${String(s.fs_sandbox)} ≠ ${ctx.worktree}`);
+    if (sorted(s.caps) !== sorted(want.allowed_caps))
+      problems.push(`caps ${sorted(s.caps)} ≠ ${sorted(want.allowed_caps)}`);
+    if (sorted(s.net_allow ?? []) !== sorted(want.net_allow))
+      problems.push(`net_allow ${sorted(s.net_allow)} ≠ ${sorted(want.net_allow)}`);
     if (!Array.isArray(s.cli)) problems.push('no cli op list');
-    if (problems.length > 0) throw new PolicyMismatchError(`policy ${resolved.path} does not verify: ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new PolicyMismatchError(
+        `policy ${resolved.path} does not verify: ${problems.join('; ')}`,
+      );
     const summary = s as PolicySummary;
     this.verified.set(key, summary);
     return summary;
@@ -160,7 +218,8 @@ class BinaryToolchain implements Toolchain {
 
   private async forward(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>> {
     const request: Record<string, unknown> = { op: req.op };
-    for (const f of ['path', 'module', 'query', 'package'] as const) if (req[f] !== undefined) request[f] = req[f];
+    for (const f of ['path', 'module', 'query', 'package'] as const)
+      if (req[f] !== undefined) request[f] = req[f];
     if (Object.keys(req.flags).length > 0) request.flags = req.flags;
     return this.policyTool(ctx, ctx.policyPath, request);
   }
@@ -178,24 +237,37 @@ class BinaryToolchain implements Toolchain {
     return this.forward(ctx, { op: 'builtins_list', flags: {} });
   }
 
-  async examplesSearch(ctx: AilangContext, payload: { query: string }): Promise<Record<string, unknown>> {
+  async examplesSearch(
+    ctx: AilangContext,
+    payload: { query: string },
+  ): Promise<Record<string, unknown>> {
     if (ctx.examplesDir === undefined) return { ok: false, refused: NO_CORPUS_REFUSAL };
     await this.summary(ctx, this.base(ctx));
-    const checked = validateCliRequest({ op: 'examples_search', query: payload.query }, ctx.worktree);
+    const checked = validateCliRequest(
+      { op: 'examples_search', query: payload.query },
+      ctx.worktree,
+    );
     if ('refused' in checked) return { ok: false, refused: checked.refused };
     return this.forward(ctx, checked);
   }
 
-  async cli(ctx: AilangContext, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async cli(
+    ctx: AilangContext,
+    payload: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const summary = await this.summary(ctx, this.base(ctx));
     const allowed = summary.cli.filter((op) => op in CLI_OPS);
     const checked = validateCliRequest(payload, ctx.worktree, allowed);
     if ('refused' in checked) return { ok: false, refused: checked.refused };
-    if (checked.op.startsWith('examples_') && ctx.examplesDir === undefined) return { ok: false, refused: NO_CORPUS_REFUSAL };
+    if (checked.op.startsWith('examples_') && ctx.examplesDir === undefined)
+      return { ok: false, refused: NO_CORPUS_REFUSAL };
     return this.forward(ctx, checked);
   }
 
-  async run(ctx: AilangContext, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async run(
+    ctx: AilangContext,
+    payload: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const p = checkRunPayload(payload);
     if ('refused' in p) return { ok: false, refused: p.refused };
     checkOperatorGates(p.caps, ctx);
@@ -212,11 +284,20 @@ class BinaryToolchain implements Toolchain {
     args.push('--', p.path);
     if (p.argv.length > 0) args.push('--', ...p.argv);
     const r = await this.exec(ctx, args, p.stdin);
-    const outcome = classifyRunOutcome({ exitCode: r.exitCode ?? SIGNAL_EXIT, stdout: r.stdout, stderr: r.stderr });
+    const outcome = classifyRunOutcome({
+      exitCode: r.exitCode ?? SIGNAL_EXIT,
+      stdout: r.stdout,
+      stderr: r.stderr,
+    });
     const policy = resolved.effective;
     return {
       ...outcome,
-      policy: { digest: policy.digest, security_mode: policy.security_mode, caps: policy.allowed_caps, net_allow: policy.net_allow },
+      policy: {
+        digest: policy.digest,
+        security_mode: policy.security_mode,
+        caps: policy.allowed_caps,
+        net_allow: policy.net_allow,
+      },
     };
   }
 }

@@ -14,9 +14,15 @@ export function pathRefusal(op: string, path: string, worktree: string): string 
   if (path.startsWith('-')) return `${op} ${path}: path "${path}" looks like a flag`;
   if (path === '') return `${op}: path is empty`;
   try {
-    new Sandbox({ root: worktree, denyWrite: [], transferMax: Number.POSITIVE_INFINITY, protectGit: false }).resolve(op, path, 'read');
+    new Sandbox({
+      root: worktree,
+      denyWrite: [],
+      transferMax: Number.POSITIVE_INFINITY,
+      protectGit: false,
+    }).resolve(op, path, 'read');
   } catch (e) {
-    if (e instanceof SandboxViolation) return `${op} ${path}: path "${path}" escapes sandbox "${worktree}"`;
+    if (e instanceof SandboxViolation)
+      return `${op} ${path}: path "${path}" escapes sandbox "${worktree}"`;
     return `${op} ${path}: ${(e as Error).message}`;
   }
   return null;
@@ -27,14 +33,20 @@ export function pathRefusal(op: string, path: string, worktree: string): string 
  * (`open nope.ail: no such file or directory`).
  */
 export function worktreeReader(worktree: string): SourceReader {
-  const sandbox = new Sandbox({ root: worktree, denyWrite: [], transferMax: Number.POSITIVE_INFINITY, protectGit: false });
+  const sandbox = new Sandbox({
+    root: worktree,
+    denyWrite: [],
+    transferMax: Number.POSITIVE_INFINITY,
+    protectGit: false,
+  });
   return {
     read(rel: string): string {
       let real: string;
       try {
         real = sandbox.resolve('open', rel, 'read');
       } catch (e) {
-        if (e instanceof SandboxViolation) throw new ReadFailure(`open ${rel}: path "${rel}" escapes sandbox "${worktree}"`);
+        if (e instanceof SandboxViolation)
+          throw new ReadFailure(`open ${rel}: path "${rel}" escapes sandbox "${worktree}"`);
         throw new ReadFailure(`open ${rel}: ${(e as Error).message}`);
       }
       try {
@@ -43,7 +55,12 @@ export function worktreeReader(worktree: string): SourceReader {
       } catch (e) {
         if (e instanceof ReadFailure) throw e;
         const code = (e as NodeJS.ErrnoException).code;
-        const text = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+        const text =
+          code === 'ENOENT'
+            ? 'no such file or directory'
+            : code === 'EACCES'
+              ? 'permission denied'
+              : (e as Error).message;
         throw new ReadFailure(`open ${rel}: ${text}`);
       }
     },

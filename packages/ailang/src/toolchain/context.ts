@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { PolicyMismatchError } from '../errors.js';
-import { capsTag, effectivePolicy, policyDigest, policyVariant, renderPolicyToml, type EffectivePolicy, type RunPolicy } from '../policy/policy.js';
+import {
+  capsTag,
+  effectivePolicy,
+  policyDigest,
+  policyVariant,
+  renderPolicyToml,
+  type EffectivePolicy,
+  type RunPolicy,
+} from '../policy/policy.js';
 import type { AilangContext } from './types.js';
 
 /**
@@ -17,13 +25,18 @@ import type { AilangContext } from './types.js';
  */
 export function assertSandboxIsWorktree(ctx: AilangContext): void {
   if (resolve(ctx.policy.fs_sandbox) !== resolve(ctx.worktree)) {
-    throw new PolicyMismatchError(`policy fs_sandbox "${ctx.policy.fs_sandbox}" is not the worktree "${ctx.worktree}"`);
+    throw new PolicyMismatchError(
+      `policy fs_sandbox "${ctx.policy.fs_sandbox}" is not the worktree "${ctx.worktree}"`,
+    );
   }
 }
 
 /** The per-episode cache directory: ctx.cacheDir, else `<policy dir>/cache/<policy stem>`. */
 export function cacheDirOf(ctx: AilangContext): string {
-  return ctx.cacheDir ?? join(dirname(ctx.policyPath), 'cache', basename(ctx.policyPath).replace(/\.toml$/, ''));
+  return (
+    ctx.cacheDir ??
+    join(dirname(ctx.policyPath), 'cache', basename(ctx.policyPath).replace(/\.toml$/, ''))
+  );
 }
 
 /**
@@ -32,7 +45,13 @@ export function cacheDirOf(ctx: AilangContext): string {
  */
 export function childEnv(ctx: AilangContext): Record<string, string> {
   const cache = cacheDirOf(ctx);
-  const env: Record<string, string> = { HOME: cache, PATH: '/usr/bin:/bin', LANG: 'C', LC_ALL: 'C', AILANG_CACHE_DIR: cache };
+  const env: Record<string, string> = {
+    HOME: cache,
+    PATH: '/usr/bin:/bin',
+    LANG: 'C',
+    LC_ALL: 'C',
+    AILANG_CACHE_DIR: cache,
+  };
   if (ctx.examplesDir !== undefined) env.AILANG_EXAMPLES = ctx.examplesDir;
   return env;
 }
@@ -40,7 +59,10 @@ export function childEnv(ctx: AilangContext): Record<string, string> {
 /** The policy file of a variant: next to the episode policy, tagged by its cap set. */
 export function variantPath(policyPath: string, p: RunPolicy): string {
   const stem = basename(policyPath).replace(/\.toml$/, '');
-  return join(dirname(policyPath), `${stem}.${capsTag(p)}${p.security_mode === 'trusted_host' ? '.trusted' : ''}.toml`);
+  return join(
+    dirname(policyPath),
+    `${stem}.${capsTag(p)}${p.security_mode === 'trusted_host' ? '.trusted' : ''}.toml`,
+  );
 }
 
 /** The policy a run with `caps` uses, with its file path and exact bytes. */
@@ -61,7 +83,13 @@ export function resolveRunPolicy(ctx: AilangContext, caps: readonly string[]): R
   const isBase = variant === ctx.policy;
   const path = isBase ? ctx.policyPath : variantPath(ctx.policyPath, variant);
   const bytes = isBase ? basePolicyBytes(ctx) : renderPolicyToml(variant);
-  return { policy: variant, path, bytes, isBase, effective: effectivePolicy(variant, path, policyDigest(bytes)) };
+  return {
+    policy: variant,
+    path,
+    bytes,
+    isBase,
+    effective: effectivePolicy(variant, path, policyDigest(bytes)),
+  };
 }
 
 /** The episode policy's bytes: its file when readable, else its rendering. */

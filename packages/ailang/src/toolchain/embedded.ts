@@ -1,7 +1,11 @@
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { canonicalBytes, refOf } from '@world/canonical';
-import { AILANG_EXAMPLES_MAX_HITS, AILANG_MAX_RECURSION_DEPTH, POLICY_TOOL_STDOUT_MAX_BYTES } from '@world/contracts';
+import {
+  AILANG_EXAMPLES_MAX_HITS,
+  AILANG_MAX_RECURSION_DEPTH,
+  POLICY_TOOL_STDOUT_MAX_BYTES,
+} from '@world/contracts';
 import type { CommandOutput } from '../cli/check-output.js';
 import { cliArgv, validateCliRequest, type CliRequest } from '../cli/ops.js';
 import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
@@ -22,10 +26,13 @@ import type { AilangContext, Toolchain } from './types.js';
  */
 
 /** The embedded subset's version line: parses as `AILANG v0.51.0-lite`, never as a release. */
-export const EMBEDDED_VERSION = 'AILANG v0.51.0-lite (ts-subset: World embedded toolchain, not the ailang binary)';
+export const EMBEDDED_VERSION =
+  'AILANG v0.51.0-lite (ts-subset: World embedded toolchain, not the ailang binary)';
 
 const PACKAGE_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
 ).version;
 
 /** `ailang version` of the embedded toolchain. */
@@ -40,7 +47,10 @@ const CHECK_TIMEOUT_EXIT = 124;
 function cap(text: string): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= POLICY_TOOL_STDOUT_MAX_BYTES) return text;
-  return buf.subarray(0, POLICY_TOOL_STDOUT_MAX_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  return buf
+    .subarray(0, POLICY_TOOL_STDOUT_MAX_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }
 
 function timeoutOutput(req: CliRequest, deadlineMs: number): CommandOutput {
@@ -50,13 +60,28 @@ function timeoutOutput(req: CliRequest, deadlineMs: number): CommandOutput {
     const out = {
       file: req.path,
       check: { passed: false, error_count: 1, errors: [error] },
-      verify: { available: false, verified: 0, counterexample: 0, skipped: 0, errors: 0, results: [] },
+      verify: {
+        available: false,
+        verified: 0,
+        counterexample: 0,
+        skipped: 0,
+        errors: 0,
+        results: [],
+      },
     };
-    return { exitCode: CHECK_TIMEOUT_EXIT, stdout: `${JSON.stringify(out, null, 2)}\n`, stderr: '' };
+    return {
+      exitCode: CHECK_TIMEOUT_EXIT,
+      stdout: `${JSON.stringify(out, null, 2)}\n`,
+      stderr: '',
+    };
   }
   if ('json' in req.flags) {
     const out = { file: req.path, passed: false, error_count: 1, errors: [error] };
-    return { exitCode: CHECK_TIMEOUT_EXIT, stdout: `${JSON.stringify(out, null, 2)}\n`, stderr: '' };
+    return {
+      exitCode: CHECK_TIMEOUT_EXIT,
+      stdout: `${JSON.stringify(out, null, 2)}\n`,
+      stderr: '',
+    };
   }
   return { exitCode: CHECK_TIMEOUT_EXIT, stdout: '', stderr: `Error: ${message}\n` };
 }
@@ -69,7 +94,14 @@ class EmbeddedToolchain implements Toolchain {
   }
 
   async toolRef(): Promise<string> {
-    return refOf(canonicalBytes({ toolchain: 'embedded', package: '@world/ailang', version: PACKAGE_VERSION, language: EMBEDDED_VERSION }));
+    return refOf(
+      canonicalBytes({
+        toolchain: 'embedded',
+        package: '@world/ailang',
+        version: PACKAGE_VERSION,
+        language: EMBEDDED_VERSION,
+      }),
+    );
   }
 
   private async op(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>> {
@@ -87,7 +119,9 @@ class EmbeddedToolchain implements Toolchain {
     let output: CommandOutput;
     if (res === 'timeout') {
       if (req.op !== 'check' && req.op !== 'ai_check') {
-        throw new ToolProcessError(`op ${req.op} exceeded the handler deadline (${goDuration(ctx.deadlineMs)}); worker thread terminated`);
+        throw new ToolProcessError(
+          `op ${req.op} exceeded the handler deadline (${goDuration(ctx.deadlineMs)}); worker thread terminated`,
+        );
       }
       output = timeoutOutput(req, ctx.deadlineMs);
     } else if ('failed' in res) {
@@ -97,7 +131,13 @@ class EmbeddedToolchain implements Toolchain {
     } else {
       output = res.output;
     }
-    return { ok: true, argv: cliArgv(req, ctx.policyPath), exit_code: output.exitCode, stdout: cap(output.stdout), stderr: cap(output.stderr) };
+    return {
+      ok: true,
+      argv: cliArgv(req, ctx.policyPath),
+      exit_code: output.exitCode,
+      stdout: cap(output.stdout),
+      stderr: cap(output.stderr),
+    };
   }
 
   async aiCheck(ctx: AilangContext, payload: { path: string }): Promise<Record<string, unknown>> {
@@ -110,20 +150,32 @@ class EmbeddedToolchain implements Toolchain {
     return this.op(ctx, { op: 'builtins_list', flags: {} });
   }
 
-  async examplesSearch(ctx: AilangContext, payload: { query: string }): Promise<Record<string, unknown>> {
+  async examplesSearch(
+    ctx: AilangContext,
+    payload: { query: string },
+  ): Promise<Record<string, unknown>> {
     if (ctx.examplesDir === undefined) return { ok: false, refused: NO_CORPUS_REFUSAL };
-    const checked = validateCliRequest({ op: 'examples_search', query: payload.query }, ctx.worktree);
+    const checked = validateCliRequest(
+      { op: 'examples_search', query: payload.query },
+      ctx.worktree,
+    );
     if ('refused' in checked) return { ok: false, refused: checked.refused };
     return this.op(ctx, checked);
   }
 
-  async cli(ctx: AilangContext, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async cli(
+    ctx: AilangContext,
+    payload: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const checked = validateCliRequest(payload, ctx.worktree);
     if ('refused' in checked) return { ok: false, refused: checked.refused };
     return this.op(ctx, checked);
   }
 
-  async run(ctx: AilangContext, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async run(
+    ctx: AilangContext,
+    payload: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const p = checkRunPayload(payload);
     if ('refused' in p) return { ok: false, refused: p.refused };
     checkOperatorGates(p.caps, ctx);
@@ -148,7 +200,12 @@ class EmbeddedToolchain implements Toolchain {
     const outcome = classifyRunOutcome(raw);
     return {
       ...outcome,
-      policy: { digest: policy.digest, security_mode: policy.security_mode, caps: policy.allowed_caps, net_allow: policy.net_allow },
+      policy: {
+        digest: policy.digest,
+        security_mode: policy.security_mode,
+        caps: policy.allowed_caps,
+        net_allow: policy.net_allow,
+      },
     };
   }
 }

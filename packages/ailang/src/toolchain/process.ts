@@ -34,7 +34,14 @@ export interface ProcessOptions {
  * would signal every process of the user, incident 14) and this process itself.
  */
 export function killGroup(pid: number | undefined): void {
-  if (pid === undefined || !Number.isInteger(pid) || pid <= 1 || pid === process.pid || pid === process.ppid) return;
+  if (
+    pid === undefined ||
+    !Number.isInteger(pid) ||
+    pid <= 1 ||
+    pid === process.pid ||
+    pid === process.ppid
+  )
+    return;
   try {
     process.kill(-pid, 'SIGKILL');
   } catch (e) {
@@ -46,9 +53,18 @@ export function killGroup(pid: number | undefined): void {
  * Runs `bin args…` to completion.
  * @throws ToolProcessError when the binary cannot be started
  */
-export function runProcess(bin: string, args: readonly string[], o: ProcessOptions): Promise<ProcessResult> {
+export function runProcess(
+  bin: string,
+  args: readonly string[],
+  o: ProcessOptions,
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: o.cwd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, {
+      cwd: o.cwd,
+      env: o.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;

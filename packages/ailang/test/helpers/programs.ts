@@ -31,13 +31,23 @@ export function tempWorktree(files: Record<string, string> = {}): { dir: string;
 }
 
 /** The episode policy World renders (world-spec §7.6), for a worktree. */
-export function episodePolicy(worktree: string, overrides: Partial<AilangPolicy> = {}): AilangPolicy {
+export function episodePolicy(
+  worktree: string,
+  overrides: Partial<AilangPolicy> = {},
+): AilangPolicy {
   return {
     security_mode: 'restricted',
     allowed_caps: ['IO', 'FS'],
     fs_sandbox: worktree,
     timeout_ms: 8000,
-    fs_deny_write: ['.github/**', '.pi/**', '.claude/**', '.ailang/**', '.gitmodules', '.gitattributes'],
+    fs_deny_write: [
+      '.github/**',
+      '.pi/**',
+      '.claude/**',
+      '.ailang/**',
+      '.gitmodules',
+      '.gitattributes',
+    ],
     entry: 'main',
     budgets: { FS: 1000 },
     ...overrides,
@@ -46,7 +56,11 @@ export function episodePolicy(worktree: string, overrides: Partial<AilangPolicy>
 
 /** An effective policy for in-thread runs. */
 export function testPolicy(worktree: string, overrides: Partial<RunPolicy> = {}): EffectivePolicy {
-  return effectivePolicy({ ...episodePolicy(worktree), ...overrides }, '/policies/ep.toml', '0'.repeat(64));
+  return effectivePolicy(
+    { ...episodePolicy(worktree), ...overrides },
+    '/policies/ep.toml',
+    '0'.repeat(64),
+  );
 }
 
 /** What an in-thread run produced. */
@@ -66,7 +80,12 @@ export interface RunResult {
 export function runInThread(
   worktree: string,
   entry: string,
-  o: { stdin?: string; argv?: string[]; argsJson?: string | null; policy?: Partial<RunPolicy> } = {},
+  o: {
+    stdin?: string;
+    argv?: string[];
+    argsJson?: string | null;
+    policy?: Partial<RunPolicy>;
+  } = {},
 ): RunResult {
   let stdout = '';
   let stderr = '';
@@ -103,7 +122,10 @@ export function runInThread(
 }
 
 /** Runs one source file named `<module>.ail` in a fresh worktree. */
-export function runProgram(source: string, o: Parameters<typeof runInThread>[2] & { files?: Record<string, string> } = {}): RunResult {
+export function runProgram(
+  source: string,
+  o: Parameters<typeof runInThread>[2] & { files?: Record<string, string> } = {},
+): RunResult {
   const name = /^module\s+(\S+)/.exec(source)?.[1] ?? 'main';
   const wt = tempWorktree({ ...o.files, [`${name}.ail`]: source });
   try {

@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +61,8 @@ describe('the AILANG corpus under the embedded toolchain (golden outputs)', () =
 
   it('holds at least 15 programs, each with a golden file', () => {
     expect(programs.length).toBeGreaterThanOrEqual(15);
-    for (const p of programs) expect(statSync(join(corpusDir, `${p}.golden.json`)).isFile()).toBe(true);
+    for (const p of programs)
+      expect(statSync(join(corpusDir, `${p}.golden.json`)).isFile()).toBe(true);
   });
 
   it.each(programs)('%s', async (name) => {
@@ -71,7 +80,10 @@ describe('the AILANG corpus under the embedded toolchain (golden outputs)', () =
       writeFileSync(join(worktree, rel), text);
     }
     const before = new Set(listFiles(worktree));
-    const policy = episodePolicy(worktree, input.timeout_ms !== undefined ? { timeout_ms: input.timeout_ms } : {});
+    const policy = episodePolicy(
+      worktree,
+      input.timeout_ms !== undefined ? { timeout_ms: input.timeout_ms } : {},
+    );
     const policyPath = join(policies, 'ep1.toml');
     writeFileSync(policyPath, renderPolicyToml(policy));
     const ctx: AilangContext = {
@@ -92,11 +104,16 @@ describe('the AILANG corpus under the embedded toolchain (golden outputs)', () =
     const run = await tc.run(ctx, payload);
 
     const written: Record<string, string> = {};
-    for (const f of listFiles(worktree)) if (!before.has(f)) written[relative(worktree, f)] = readFileSync(f, 'utf8');
+    for (const f of listFiles(worktree))
+      if (!before.has(f)) written[relative(worktree, f)] = readFileSync(f, 'utf8');
 
     const digest = (run.policy as { digest: string }).digest;
     const actual = JSON.parse(
-      JSON.stringify({ check: { exit_code: check.exit_code, report: JSON.parse(check.stdout as string) }, run, written })
+      JSON.stringify({
+        check: { exit_code: check.exit_code, report: JSON.parse(check.stdout as string) },
+        run,
+        written,
+      })
         .split(worktree)
         .join('<worktree>')
         .split(policies)

@@ -19,11 +19,14 @@ import { episodePolicy } from '../helpers/programs.js';
 /** The embedded toolchain through its public API (world-spec §3.4–§3.8), workers from dist/. */
 
 const PROGRAMS: Record<string, string> = {
-  'hello.ail': 'module hello\nimport std/io (println)\nexport func main() -> () ! {IO} = println("hi")\n',
-  'writer.ail': 'module writer\nimport std/fs (writeFile)\nexport func main() -> () ! {FS} = writeFile("out.txt", "x")\n',
+  'hello.ail':
+    'module hello\nimport std/io (println)\nexport func main() -> () ! {IO} = println("hi")\n',
+  'writer.ail':
+    'module writer\nimport std/fs (writeFile)\nexport func main() -> () ! {FS} = writeFile("out.txt", "x")\n',
   'chatty.ail':
     'module chatty\nimport std/io (print)\nfunc loop(n: int) -> () ! {IO} = let _ = print("0123456789") in loop(n + 1)\nexport func main() -> () ! {IO} = loop(0)\n',
-  'spin.ail': 'module spin\npure func s(n: int) -> int = s(n + 1)\nexport func main() -> int = s(0)\n',
+  'spin.ail':
+    'module spin\npure func s(n: int) -> int = s(n + 1)\nexport func main() -> int = s(0)\n',
   'bad.ail': 'module bad\nexport func main() -> int = "x"\n',
 };
 
@@ -61,7 +64,13 @@ describe('embeddedToolchain', () => {
   describe('aiCheck (world-spec §3.4)', () => {
     it('answers the ai-check report of a file', async () => {
       const out = await tc.aiCheck(ctx, { path: 'bad.ail' });
-      expect([out.ok, out.argv, out.exit_code, JSON.parse(out.stdout as string).check, out.stderr]).toEqual([
+      expect([
+        out.ok,
+        out.argv,
+        out.exit_code,
+        JSON.parse(out.stdout as string).check,
+        out.stderr,
+      ]).toEqual([
         true,
         ['ai-check', '--', 'bad.ail'],
         1,
@@ -71,7 +80,8 @@ describe('embeddedToolchain', () => {
           errors: [
             {
               code: 'TC_TYPE_001',
-              message: 'type error in bad (decl 0): at bad.ail:2:29: type mismatch in the function body: expected int, got string',
+              message:
+                'type error in bad (decl 0): at bad.ail:2:29: type mismatch in the function body: expected int, got string',
               file: 'bad.ail',
               line: 2,
               column: 29,
@@ -98,7 +108,14 @@ describe('embeddedToolchain', () => {
       const out = await tc.aiCheck(ctx, { path: 'nope.ail' });
       expect([out.exit_code, JSON.parse(out.stdout as string).check.errors]).toEqual([
         1,
-        [{ code: 'IO_ERROR', message: 'open nope.ail: no such file or directory', file: 'nope.ail', suggestion: 'check the path: it is relative to the worktree root' }],
+        [
+          {
+            code: 'IO_ERROR',
+            message: 'open nope.ail: no such file or directory',
+            file: 'nope.ail',
+            suggestion: 'check the path: it is relative to the worktree root',
+          },
+        ],
       ]);
     });
 
@@ -113,18 +130,21 @@ describe('embeddedToolchain', () => {
 
   it('lists builtins as the text inventory (world-spec §3.6)', async () => {
     const out = await tc.builtinsList(ctx);
-    expect([out.ok, out.argv, out.exit_code, (out.stdout as string).split('\n')[0], out.stderr]).toEqual([
-      true,
-      ['builtins', 'list'],
-      0,
-      'Total: 106 builtins',
-      '',
-    ]);
+    expect([
+      out.ok,
+      out.argv,
+      out.exit_code,
+      (out.stdout as string).split('\n')[0],
+      out.stderr,
+    ]).toEqual([true, ['builtins', 'list'], 0, 'Total: 106 builtins', '']);
   });
 
   describe('examplesSearch (world-spec §3.7)', () => {
     it('refuses without a corpus, with the exact text', async () => {
-      expect(await tc.examplesSearch(ctx, { query: 'fold' })).toEqual({ ok: false, refused: NO_CORPUS_REFUSAL });
+      expect(await tc.examplesSearch(ctx, { query: 'fold' })).toEqual({
+        ok: false,
+        refused: NO_CORPUS_REFUSAL,
+      });
     });
 
     it('searches the operator corpus', async () => {
@@ -132,17 +152,33 @@ describe('embeddedToolchain', () => {
       mkdirSync(join(corpus, 'runnable'), { recursive: true });
       writeFileSync(join(corpus, 'runnable', 'fold.ail'), 'module fold\n-- foldl sums\n');
       const out = await tc.examplesSearch({ ...ctx, examplesDir: corpus }, { query: 'foldl' });
-      expect([out.ok, out.argv, out.stdout]).toEqual([true, ['examples', 'search', 'foldl'], '1 example matches "foldl":\nrunnable/fold.ail:2: -- foldl sums\n']);
+      expect([out.ok, out.argv, out.stdout]).toEqual([
+        true,
+        ['examples', 'search', 'foldl'],
+        '1 example matches "foldl":\nrunnable/fold.ail:2: -- foldl sums\n',
+      ]);
     });
   });
 
   describe('cli (world-spec §3.8)', () => {
     it.each([
       [{ op: 'version' }, { ok: true, exit_code: 0, argv: ['version'] }],
-      [{ op: 'iface', module: 'std/io', flags: { compact: '' } }, { ok: true, exit_code: 0, argv: ['iface', '--compact', 'std/io'] }],
-      [{ op: 'check', path: 'bad.ail', flags: { json: '' } }, { ok: true, exit_code: 1, argv: ['check', '--json', '--', 'bad.ail'] }],
-      [{ op: 'policy_check', path: 'hello.ail' }, { ok: true, exit_code: 0 }],
-      [{ op: 'builtins_show', module: 'println' }, { ok: true, exit_code: 0 }],
+      [
+        { op: 'iface', module: 'std/io', flags: { compact: '' } },
+        { ok: true, exit_code: 0, argv: ['iface', '--compact', 'std/io'] },
+      ],
+      [
+        { op: 'check', path: 'bad.ail', flags: { json: '' } },
+        { ok: true, exit_code: 1, argv: ['check', '--json', '--', 'bad.ail'] },
+      ],
+      [
+        { op: 'policy_check', path: 'hello.ail' },
+        { ok: true, exit_code: 0 },
+      ],
+      [
+        { op: 'builtins_show', module: 'println' },
+        { ok: true, exit_code: 0 },
+      ],
     ])('runs %j', async (payload, expected) => {
       expect(await tc.cli(ctx, payload)).toMatchObject(expected);
     });
@@ -153,10 +189,22 @@ describe('embeddedToolchain', () => {
     });
 
     it.each([
-      [{ op: 'fmt', path: 'hello.ail' }, 'op fmt is not supported by the embedded AILANG toolchain (the TypeScript subset has no formatter; set AILANG_BIN to a real ailang binary for it)'],
-      [{ op: 'docs_search', query: 'x' }, 'op docs_search is not supported by the embedded AILANG toolchain (the TypeScript subset ships no documentation index; set AILANG_BIN to a real ailang binary for it)'],
-      [{ op: 'check', path: 'hello.ail', flags: { 'strict-syntax': '' } }, 'op check flag --strict-syntax is not supported by the embedded AILANG toolchain; set AILANG_BIN to a real ailang binary for it'],
-      [{ op: 'check', path: 'hello.ail', flags: { zz: '' } }, 'op check does not admit flag --zz (admitted: --json --quiet --strict-syntax)'],
+      [
+        { op: 'fmt', path: 'hello.ail' },
+        'op fmt is not supported by the embedded AILANG toolchain (the TypeScript subset has no formatter; set AILANG_BIN to a real ailang binary for it)',
+      ],
+      [
+        { op: 'docs_search', query: 'x' },
+        'op docs_search is not supported by the embedded AILANG toolchain (the TypeScript subset ships no documentation index; set AILANG_BIN to a real ailang binary for it)',
+      ],
+      [
+        { op: 'check', path: 'hello.ail', flags: { 'strict-syntax': '' } },
+        'op check flag --strict-syntax is not supported by the embedded AILANG toolchain; set AILANG_BIN to a real ailang binary for it',
+      ],
+      [
+        { op: 'check', path: 'hello.ail', flags: { zz: '' } },
+        'op check does not admit flag --zz (admitted: --json --quiet --strict-syntax)',
+      ],
       [{ op: 'examples_list' }, NO_CORPUS_REFUSAL],
       [{ Op: 'version' }, 'key "Op" is a case-folded alias of "op"; send "op" exactly'],
     ])('refuses %j by name, never faking it', async (payload, refused) => {
@@ -166,7 +214,9 @@ describe('embeddedToolchain', () => {
 
   describe('run (world-spec §3.5)', () => {
     it('refuses a cap the operator has not enabled before any worker starts', async () => {
-      await expect(tc.run(ctx, { path: 'hello.ail', caps: ['Env', 'IO'] })).rejects.toThrow(OperatorGateError);
+      await expect(tc.run(ctx, { path: 'hello.ail', caps: ['Env', 'IO'] })).rejects.toThrow(
+        OperatorGateError,
+      );
     });
 
     it('refuses a payload the plan would have refused, with its wording', async () => {
@@ -185,12 +235,19 @@ describe('embeddedToolchain', () => {
 
     it('runs an IO-only cap set with FS at budget 0, failing at first FS use (world-spec §3.5 variants)', async () => {
       const out = await tc.run(ctx, { path: 'writer.ail', caps: ['IO'] });
-      expect([out.admitted, out.exit_code, (out.stderr as string).split('\n')[0], out.policy]).toEqual([
+      expect([
+        out.admitted,
+        out.exit_code,
+        (out.stderr as string).split('\n')[0],
+        out.policy,
+      ]).toEqual([
         true,
         1,
         "Error: execution failed: effect 'FS' budget exhausted: limit=0, used=0",
         {
-          digest: policyDigest(renderPolicyToml({ ...ctx.policy, allowed_caps: ['FS', 'IO'], budgets: { FS: 0 } })),
+          digest: policyDigest(
+            renderPolicyToml({ ...ctx.policy, allowed_caps: ['FS', 'IO'], budgets: { FS: 0 } }),
+          ),
           security_mode: 'restricted',
           caps: ['FS', 'IO'],
           net_allow: [],
@@ -200,11 +257,17 @@ describe('embeddedToolchain', () => {
 
     it('reports the episode policy digest of the policy file for a default run', async () => {
       const out = await tc.run(ctx, { path: 'hello.ail' });
-      expect([out.stdout, (out.policy as { digest: string }).digest]).toEqual(['hi\n', policyDigest(renderPolicyToml(ctx.policy))]);
+      expect([out.stdout, (out.policy as { digest: string }).digest]).toEqual([
+        'hi\n',
+        policyDigest(renderPolicyToml(ctx.policy)),
+      ]);
     });
 
     it('stops an endless program at timeout_ms with a timeout envelope (ailang.md §1.5)', async () => {
-      const out = await tc.run({ ...ctx, policy: { ...ctx.policy, timeout_ms: 200 } }, { path: 'spin.ail' });
+      const out = await tc.run(
+        { ...ctx, policy: { ...ctx.policy, timeout_ms: 200 } },
+        { path: 'spin.ail' },
+      );
       expect([out.exit_code, out.limit]).toEqual([
         3,
         {
@@ -220,11 +283,16 @@ describe('embeddedToolchain', () => {
 
     it('stops at the handler deadline when it comes first', async () => {
       const out = await tc.run({ ...ctx, deadlineMs: 5000 }, { path: 'spin.ail' });
-      expect([out.exit_code, (out.limit as { message: string }).message]).toEqual([3, 'exceeded the handler deadline (5s); worker thread terminated']);
+      expect([out.exit_code, (out.limit as { message: string }).message]).toEqual([
+        3,
+        'exceeded the handler deadline (5s); worker thread terminated',
+      ]);
     });
 
     it('refuses a policy whose fs_sandbox is not the worktree', async () => {
-      await expect(tc.run({ ...ctx, policy: { ...ctx.policy, fs_sandbox: '/tmp' } }, { path: 'hello.ail' })).rejects.toThrow(PolicyMismatchError);
+      await expect(
+        tc.run({ ...ctx, policy: { ...ctx.policy, fs_sandbox: '/tmp' } }, { path: 'hello.ail' }),
+      ).rejects.toThrow(PolicyMismatchError);
     });
   });
 
@@ -232,7 +300,16 @@ describe('embeddedToolchain', () => {
     const base = effectivePolicy(ctx.policy, ctx.policyPath, 'd'.repeat(64));
     const policy = { ...base, limits: { ...base.limits, max_output_bytes: 25 } };
     const raw = await superviseRun(
-      { worktree: ctx.worktree, file: 'chatty.ail', policy, stdin: '', argv: [], argsJson: null, env: {}, maxRecursionDepth: 10_000 },
+      {
+        worktree: ctx.worktree,
+        file: 'chatty.ail',
+        policy,
+        stdin: '',
+        argv: [],
+        argsJson: null,
+        env: {},
+        maxRecursionDepth: 10_000,
+      },
       5_000,
     );
     const outcome = classifyRunOutcome(raw);

@@ -41,12 +41,18 @@ describe('the embedded runner leaves nothing behind', () => {
     root = mkdtempSync(join(tmpdir(), 'ailang-leak-'));
     const worktree = join(root, 'ws');
     mkdirSync(worktree);
-    writeFileSync(join(worktree, 'ok.ail'), 'module ok\nimport std/io (println)\nexport func main() -> () ! {IO} = println("ok")\n');
+    writeFileSync(
+      join(worktree, 'ok.ail'),
+      'module ok\nimport std/io (println)\nexport func main() -> () ! {IO} = println("ok")\n',
+    );
     writeFileSync(
       join(worktree, 'escape.ail'),
       'module escape\nimport std/io (println)\nimport std/fs (readFile)\nexport func main() -> () ! {IO, FS} = println(readFile("/etc/hosts"))\n',
     );
-    writeFileSync(join(worktree, 'spin.ail'), 'module spin\npure func s(n: int) -> int = s(n + 1)\nexport func main() -> int = s(0)\n');
+    writeFileSync(
+      join(worktree, 'spin.ail'),
+      'module spin\npure func s(n: int) -> int = s(n + 1)\nexport func main() -> int = s(0)\n',
+    );
     writeFileSync(join(worktree, 'net.ail'), 'module net\nexport func main() -> () ! {Net} = ()\n');
     // timeout_ms counts from admission, so a loaded machine does not turn slow start-ups into timeouts.
     const policy = episodePolicy(worktree, { timeout_ms: 300 });
@@ -58,25 +64,49 @@ describe('the embedded runner leaves nothing behind', () => {
 
   it(`keeps the thread and child-process counts over ${RUNS} runs, timeouts and escapes included`, async () => {
     // Every tenth run is an endless loop stopped at the timeout.
-    const kinds = ['spin.ail', 'ok.ail', 'escape.ail', 'net.ail', 'ok.ail', 'escape.ail', 'net.ail', 'ok.ail', 'escape.ail', 'net.ail'];
+    const kinds = [
+      'spin.ail',
+      'ok.ail',
+      'escape.ail',
+      'net.ail',
+      'ok.ail',
+      'escape.ail',
+      'net.ail',
+      'ok.ail',
+      'escape.ail',
+      'net.ail',
+    ];
     // Warm up: lazily created pools (libuv, V8 platform) exist before the baseline.
     for (const path of new Set(kinds)) await tc.run(ctx, { path });
     await tc.aiCheck(ctx, { path: 'ok.ail' });
     const baseline = { threads: threads(), children: children() };
 
-    const settled = await Promise.allSettled(Array.from({ length: RUNS }, (_, i) => tc.run(ctx, { path: kinds[i % kinds.length]! })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: RUNS }, (_, i) => tc.run(ctx, { path: kinds[i % kinds.length]! })),
+    );
     const exitCodes = new Map<string, (number | string)[]>();
     settled.forEach((s, i) => {
       const k = kinds[i % kinds.length]!;
       const code = s.status === 'fulfilled' ? (s.value.exit_code as number) : String(s.reason);
       exitCodes.set(k, [...new Set([...(exitCodes.get(k) ?? []), code])]);
     });
-    expect(Object.fromEntries(exitCodes)).toEqual({ 'ok.ail': [0], 'escape.ail': [1], 'spin.ail': [3], 'net.ail': [2] });
+    expect(Object.fromEntries(exitCodes)).toEqual({
+      'ok.ail': [0],
+      'escape.ail': [1],
+      'spin.ail': [3],
+      'net.ail': [2],
+    });
 
-    const after = await eventually(() => {
-      const now = { threads: threads(), children: children() };
-      return now.threads === baseline.threads && now.children === baseline.children ? now : undefined;
-    }, 10_000, 'threads and children back to the baseline');
+    const after = await eventually(
+      () => {
+        const now = { threads: threads(), children: children() };
+        return now.threads === baseline.threads && now.children === baseline.children
+          ? now
+          : undefined;
+      },
+      10_000,
+      'threads and children back to the baseline',
+    );
     expect(after).toEqual(baseline);
   });
 });
