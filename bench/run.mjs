@@ -1,0 +1,8 @@
+// `pnpm bench` (root package.json: build, then this): the harness lives in bench/src and runs
+// from its build, bench/dist. See bench/README.md.
+import { main } from './dist/main.js';
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err?.stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,229 @@
+/**
+ * `pnpm bench [--quick] [--only baseline,distributed,embedded]`: starts the baseline, World
+ * distributed and World embedded one after another on this machine, runs every scenario of
+ * issue 7 against each, prints the table and the target checks, and writes
+ * bench/results/<date>.json (and .md). `--profile` runs the profiling pass instead (profile.ts).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FULL, QUICK, type Profile } from './config.js';
+import { writeFixture } from './fixture.js';
+import { RssSampler } from './proc.js';
+import {
+  attachBaselines,
+  checkTargets,
+  formatMarkdown,
+  formatTable,
+  type RunReport,
+} from './report.js';
+import {
+  episodeGrowthScenarios,
+  growLog,
+  loadScenarios,
+  logReadScenario,
+  toolCallScenario,
+  type RunContext,
+  type ScenarioResult,
+} from './scenarios.js';
+import { startBaselineTarget } from './targets/baseline.js';
+import { startDistributedTarget } from './targets/distributed.js';
+import { startEmbeddedTarget } from './targets/embedded.js';
+import type { Target, TargetKind } from './targets/target.js';
+import { runProfile } from './profile.js';
+
+const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
+const TARGET_KINDS: TargetKind[] = ['baseline', 'distributed', 'embedded'];
+
+/** Command-line options. */
+export interface BenchArgs {
+  profile: Profile;
+  only: TargetKind[];
+  profiling: boolean;
+}
+
+/**
+ * Parses the command line.
+ * @throws Error naming an unknown flag or target
+ */
+export function parseArgs(argv: string[]): BenchArgs {
+  let profile = FULL;
+  let only = TARGET_KINDS;
+  let profiling = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--quick') profile = QUICK;
+    else if (arg === '--profile') profiling = true;
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      const value = arg.includes('=') ? arg.slice('--only='.length) : argv[++i];
+      only = (value ?? '').split(',').map((k) => {
+        if (!TARGET_KINDS.includes(k as TargetKind))
+          throw new Error(`--only: "${k}" is not one of ${TARGET_KINDS.join(', ')}`);
+        return k as TargetKind;
+      });
+    } else if (arg !== '--')
+      throw new Error(`unknown argument "${arg}" (use --quick, --only <targets>, --profile)`);
+  }
+  return { profile, only, profiling };
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function withTarget<T>(
+  start: () => Promise<Target>,
+  ctx: RunContext,
+  hwm: RunReport['rssHighWaterMb'],
+  work: (t: Target) => Promise<T>,
+): Promise<T> {
+  const t0 = Date.now();
+  const target = await start();
+  log(
+    `${target.kind}: started in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${target.baseUrl} (pids ${target.processes.map((p) => `${p.name}=${p.pid}`).join(', ')})`,
+  );
+  ctx.rss.track(target.processes);
+  try {
+    return await work(target);
+  } finally {
+    ctx.rss.window();
+    hwm[target.kind] = Object.fromEntries(
+      Object.entries(ctx.rss.highWater()).filter(([name]) =>
+        target.processes.some((p) => p.name === name),
+      ),
+    );
+    await target.close();
+  }
+}
+
+async function runBench(args: BenchArgs): Promise<RunReport> {
+  const started = Date.now();
+  const loadavgStart = loadavg();
+  const root = await mkdtemp(join(tmpdir(), 'world-bench-'));
+  const runTag = `b${Date.now().toString(36)}`;
+  const fixture = await writeFixture(root);
+  const rss = new RssSampler([{ name: 'harness', pid: process.pid }]);
+  rss.start();
+  const ctx: RunContext = { profile: args.profile, rss, log };
+  const scenarios: ScenarioResult[] = [];
+  const hwm: RunReport['rssHighWaterMb'] = {};
+  const p = args.profile;
+  try {
+    if (args.only.includes('baseline')) {
+      await withTarget(
+        () => startBaselineTarget(fixture),
+        ctx,
+        hwm,
+        async (t) => {
+          for (const driver of ['http', 'mcp-client'] as const)
+            scenarios.push(...(await loadScenarios(ctx, t, driver)));
+        },
+      );
+    }
+    if (args.only.includes('distributed')) {
+      await withTarget(
+        () => startDistributedTarget(root, fixture, runTag),
+        ctx,
+        hwm,
+        async (target) => {
+          const t = target as Awaited<ReturnType<typeof startDistributedTarget>>;
+          const [reader] = await t.clients(1, 'reader');
+          await growLog(ctx, t, p.growthSmall);
+          scenarios.push(await logReadScenario(ctx, t, reader!));
+          // The first c1 run starts at the small log: it is also the first growth point.
+          scenarios.push(
+            await toolCallScenario(ctx, t, 'http', 'c1', {
+              clients: 1,
+              calls: p.callsC1,
+              warmup: p.warmup,
+              tagEntries: true,
+            }),
+          );
+          scenarios.push(
+            await toolCallScenario(ctx, t, 'mcp-client', 'c1', {
+              clients: 1,
+              calls: p.callsC1,
+              warmup: p.warmup,
+            }),
+          );
+          for (const driver of ['http', 'mcp-client'] as const)
+            scenarios.push(
+              ...(await loadScenarios(ctx, t, driver)).filter((s) => s.scenario !== 'c1'),
+            );
+          scenarios.push(...(await episodeGrowthScenarios(ctx, t)));
+          await growLog(ctx, t, p.growthLarge);
+          scenarios.push(
+            await toolCallScenario(ctx, t, 'http', 'c1', {
+              clients: 1,
+              calls: p.callsC1,
+              warmup: p.warmup,
+              tagEntries: true,
+            }),
+          );
+          scenarios.push(await logReadScenario(ctx, t, reader!));
+        },
+      );
+    }
+    if (args.only.includes('embedded')) {
+      await withTarget(
+        () => startEmbeddedTarget(root, fixture, runTag),
+        ctx,
+        hwm,
+        async (t) => {
+          for (const driver of ['http', 'mcp-client'] as const)
+            scenarios.push(...(await loadScenarios(ctx, t, driver)));
+          const [reader] = await t.clients(1, 'reader');
+          scenarios.push(await logReadScenario(ctx, t, reader!));
+        },
+      );
+    }
+  } finally {
+    rss.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+  attachBaselines(scenarios);
+  const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    date,
+    mode: p.name,
+    profile: p,
+    machine: {
+      cpus: cpus().length,
+      node: process.versions.node,
+      loadavgStart,
+      loadavgEnd: loadavg(),
+    },
+    durationS: (Date.now() - started) / 1000,
+    scenarios,
+    rssHighWaterMb: hwm,
+    targets: checkTargets(scenarios, p.growthLarge),
+    notes: [
+      'latencies in ms; Δ = World − baseline and × = World / baseline at the same percentile, same driver and concurrency (contention is compared with baseline c8, the episode windows with baseline c1)',
+      'http = autocannon posting raw JSON-RPC tools/call (2025-11-25 headers), one session per connection; mcp-client = @modelcontextprotocol/client 2.4.0, one Client per agent',
+      'the log is grown through ledger.commit (7 objects per entry, shaped like a real call); the episode is driven to call 10,000 through direct broker.effect.execute',
+    ],
+  };
+}
+
+/**
+ * Runs the bench with the process's arguments, prints the table and the checks, writes the
+ * results. @throws on a bad argument or a failed start (the caller exits 1)
+ */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const args = parseArgs(argv);
+  if (args.profiling) {
+    await runProfile(args.profile, log);
+    return;
+  }
+  log(`World bench (${args.profile.name}): ${args.only.join(', ')}`);
+  const report = await runBench(args);
+  log('');
+  log(formatTable(report));
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const stem = join(
+    RESULTS_DIR,
+    `${report.date.replace(/:/g, '-')}${report.mode === 'quick' ? '-quick' : ''}`,
+  );
+  await writeFile(`${stem}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(`${stem}.md`, `${formatMarkdown(report)}\n`);
+  log(`\nwrote ${stem}.json and ${stem}.md`);
+}

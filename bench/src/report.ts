@@ -1,0 +1,348 @@
+/**
+ * The report of a run: World's scenarios compared with the baseline's at the same concurrency
+ * and driver, the target checker (PASS/MISS per target of issue 7), the printed table, and the
+ * markdown table bench/README.md carries. Pure: no I/O.
+ */
+import { TARGETS, type Profile } from './config.js';
+import type { ScenarioResult } from './scenarios.js';
+import { compare, relativeChange } from './stats.js';
+import type { TargetKind } from './targets/target.js';
+
+/** Scenarios compared with a baseline scenario of another kind (contention ↔ c8). */
+const BASELINE_OF: Partial<Record<ScenarioResult['scenario'], ScenarioResult['scenario']>> = {
+  c1: 'c1',
+  c8: 'c8',
+  c32: 'c32',
+  contention: 'c8',
+  'episode-early': 'c1',
+  'episode-late': 'c1',
+};
+
+/** One target of issue 7, checked. */
+export interface TargetCheck {
+  target: string;
+  /** what was measured, in the target's unit */
+  measured: string;
+  limit: string;
+  status: 'PASS' | 'MISS' | 'N/A';
+}
+
+/** Everything a run writes to bench/results/<date>.json. */
+export interface RunReport {
+  date: string;
+  mode: Profile['name'];
+  profile: Profile;
+  machine: { cpus: number; node: string; loadavgStart: number[]; loadavgEnd: number[] };
+  durationS: number;
+  scenarios: ScenarioResult[];
+  /** VmHWM of every process at the end of its target's run, MB */
+  rssHighWaterMb: Partial<Record<TargetKind, Record<string, number>>>;
+  targets: TargetCheck[];
+  notes: string[];
+}
+
+/** Attaches to each World tools/call scenario its baseline counterpart and the comparison. */
+export function attachBaselines(scenarios: ScenarioResult[]): void {
+  for (const s of scenarios) {
+    if (s.target === 'baseline') continue;
+    const kind = BASELINE_OF[s.scenario];
+    if (kind === undefined) continue;
+    const driver = s.scenario.startsWith('episode') ? 'http' : s.driver;
+    const base = scenarios.find(
+      (b) => b.target === 'baseline' && b.driver === driver && b.scenario === kind,
+    );
+    if (base === undefined) continue;
+    s.baselineId = base.id;
+    s.overhead = compare(s.summary, base.summary);
+  }
+}
+
+const ms = (v: number) => `${v.toFixed(2)} ms`;
+const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
+
+function find(
+  scenarios: ScenarioResult[],
+  pred: (s: ScenarioResult) => boolean,
+): ScenarioResult | undefined {
+  return scenarios.find(pred);
+}
+
+/** Checks every target of issue 7 against the scenarios of a run (N/A when one is missing). */
+export function checkTargets(scenarios: ScenarioResult[], largeLog: number): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const add = (
+    target: string,
+    value: number | undefined,
+    limit: number,
+    fmt: (v: number) => string,
+    ok: (v: number) => boolean,
+    cmp = '≤',
+  ) => {
+    checks.push({
+      target,
+      measured: value === undefined || Number.isNaN(value) ? 'not measured' : fmt(value),
+      limit: `${cmp} ${fmt(limit)}`,
+      status: value === undefined || Number.isNaN(value) ? 'N/A' : ok(value) ? 'PASS' : 'MISS',
+    });
+  };
+  for (const driver of ['http', 'mcp-client'] as const) {
+    const d = find(
+      scenarios,
+      (s) => s.target === 'distributed' && s.driver === driver && s.scenario === 'c1',
+    );
+    add(
+      `distributed c1 p50 overhead (${driver})`,
+      d?.overhead?.latency.p50.diffMs,
+      TARGETS.distributedC1P50OverheadMs,
+      ms,
+      (v) => v <= TARGETS.distributedC1P50OverheadMs,
+    );
+    add(
+      `distributed c1 p99 overhead (${driver})`,
+      d?.overhead?.latency.p99.diffMs,
+      TARGETS.distributedC1P99OverheadMs,
+      ms,
+      (v) => v <= TARGETS.distributedC1P99OverheadMs,
+    );
+  }
+  const c32 = find(
+    scenarios,
+    (s) => s.target === 'distributed' && s.driver === 'http' && s.scenario === 'c32',
+  );
+  add(
+    'distributed c32 calls/s vs baseline (http, 32 episodes)',
+    c32?.overhead?.throughputRatio,
+    TARGETS.distributedC32ThroughputRatio,
+    pct,
+    (v) => v >= TARGETS.distributedC32ThroughputRatio,
+    '≥',
+  );
+  const worldCalls = scenarios.filter((s) => s.committed !== undefined);
+  const uncommitted = worldCalls.filter(
+    (s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0,
+  );
+  checks.push({
+    target: 'every call answered and committed (one entry per call, no errors)',
+    measured:
+      worldCalls.length === 0
+        ? 'not measured'
+        : uncommitted.length === 0
+          ? `${worldCalls.length} scenarios`
+          : `off in ${uncommitted.map((s) => s.id).join(', ')}`,
+    limit: 'all',
+    status: worldCalls.length === 0 ? 'N/A' : uncommitted.length === 0 ? 'PASS' : 'MISS',
+  });
+  for (const driver of ['http', 'mcp-client'] as const) {
+    const e = find(
+      scenarios,
+      (s) => s.target === 'embedded' && s.driver === driver && s.scenario === 'c1',
+    );
+    add(
+      `embedded c1 p50 overhead (${driver})`,
+      e?.overhead?.latency.p50.diffMs,
+      TARGETS.embeddedC1P50OverheadMs,
+      ms,
+      (v) => v <= TARGETS.embeddedC1P50OverheadMs,
+    );
+  }
+  const growth = scenarios.filter(
+    (s) =>
+      s.target === 'distributed' &&
+      s.driver === 'http' &&
+      s.scenario === 'c1' &&
+      s.logEntries !== undefined,
+  );
+  const small = growth[0];
+  const large = growth.length > 1 ? growth[growth.length - 1] : undefined;
+  add(
+    `growth: c1 p50 at ${large?.logEntries ?? largeLog} entries vs at ${small?.logEntries ?? '?'}`,
+    small && large ? relativeChange(large.summary.p50, small.summary.p50) : undefined,
+    TARGETS.growthP50Change,
+    pct,
+    (v) => v <= TARGETS.growthP50Change,
+  );
+  const early = find(scenarios, (s) => s.scenario === 'episode-early');
+  const late = find(scenarios, (s) => s.scenario === 'episode-late');
+  add(
+    'growth: episode call 10,000 p50 vs call 10',
+    early && late ? relativeChange(late.summary.p50, early.summary.p50) : undefined,
+    TARGETS.episodeP50Change,
+    pct,
+    (v) => v <= TARGETS.episodeP50Change,
+  );
+  const reads = scenarios.filter((s) => s.target === 'distributed' && s.scenario === 'log-read');
+  const bigRead = reads[reads.length - 1];
+  add(
+    `GET /v1/log?limit=500 p50 at ${bigRead?.logEntries ?? largeLog} entries`,
+    bigRead?.summary.p50,
+    TARGETS.logReadP50Ms,
+    ms,
+    (v) => v <= TARGETS.logReadP50Ms,
+  );
+  const c32Runs = scenarios.filter((s) => s.target === 'distributed' && s.scenario === 'c32');
+  for (const service of ['gateway', 'planner', 'broker', 'ledger']) {
+    const peaks = c32Runs
+      .map((s) => s.rssPeakMb[service])
+      .filter((v): v is number => v !== undefined);
+    add(
+      `${service} peak RSS under 32 clients`,
+      peaks.length === 0 ? undefined : Math.max(...peaks),
+      TARGETS.serviceRssMb,
+      (v) => `${v.toFixed(0)} MB`,
+      (v) => v <= TARGETS.serviceRssMb,
+    );
+  }
+  return checks;
+}
+
+function pad(cells: string[], widths: number[]): string {
+  return cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+}
+
+const HEAD = [
+  'scenario',
+  'driver',
+  'clients',
+  'calls',
+  'err',
+  'p50',
+  'p90',
+  'p99',
+  'max',
+  'calls/s',
+  'Δp50',
+  '×p50',
+  'Δp99',
+  '×p99',
+  '×calls/s',
+  'peak RSS MB',
+];
+
+function rows(scenarios: ScenarioResult[]): string[][] {
+  return scenarios.map((s) => {
+    const o = s.overhead;
+    const rss = Object.entries(s.rssPeakMb)
+      .filter(([name]) => name !== 'harness')
+      .map(([name, mb]) => `${name} ${mb.toFixed(0)}`)
+      .join(', ');
+    return [
+      `${s.target}/${s.scenario}${s.logEntries === undefined ? '' : `@${s.logEntries}`}`,
+      s.driver,
+      String(s.clients),
+      String(s.summary.calls),
+      String(s.summary.errors),
+      s.summary.p50.toFixed(2),
+      s.summary.p90.toFixed(2),
+      s.summary.p99.toFixed(2),
+      s.summary.max.toFixed(1),
+      s.summary.callsPerSec.toFixed(0),
+      o ? `+${o.latency.p50.diffMs.toFixed(2)}` : '',
+      o ? o.latency.p50.ratio.toFixed(2) : '',
+      o ? `+${o.latency.p99.diffMs.toFixed(2)}` : '',
+      o ? o.latency.p99.ratio.toFixed(2) : '',
+      o ? o.throughputRatio.toFixed(2) : '',
+      rss,
+    ];
+  });
+}
+
+const CPU_ORDER = [
+  'baseline',
+  'world-embedded',
+  'gateway',
+  'planner',
+  'broker',
+  'ledger',
+  'postgres',
+  'nats',
+  'harness',
+];
+
+/** CPU ms per call of each process, one row per scenario (the load-independent cost). */
+function cpuTable(scenarios: ScenarioResult[]): string[][] {
+  const names = CPU_ORDER.filter((n) => scenarios.some((s) => s.cpuMsPerCall?.[n] !== undefined));
+  const head = ['scenario', 'driver', 'load', ...names, 'World total'];
+  const body = scenarios.map((s) => {
+    const cpu = s.cpuMsPerCall ?? {};
+    const world = Object.entries(cpu)
+      .filter(([n]) => n !== 'harness' && n !== 'baseline')
+      .reduce((a, [, v]) => a + v, 0);
+    return [
+      `${s.target}/${s.scenario}${s.logEntries === undefined ? '' : `@${s.logEntries}`}`,
+      s.driver,
+      s.loadavg1 === undefined ? '' : s.loadavg1.toFixed(1),
+      ...names.map((n) => (cpu[n] === undefined ? '' : cpu[n]!.toFixed(2))),
+      s.target === 'baseline' ? '' : world.toFixed(2),
+    ];
+  });
+  return [head, ...body];
+}
+
+function aligned(table: string[][]): string[] {
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  const lines = table.map((r) => pad(r, widths));
+  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
+  return lines;
+}
+
+/** The table printed at the end of a run (latencies in ms; Δ and × against the baseline). */
+export function formatTable(report: RunReport): string {
+  const all = [HEAD, ...rows(report.scenarios)];
+  const widths = HEAD.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const lines = all.map((r) => pad(r, widths));
+  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
+  const checks = report.targets.map(
+    (t) => `${t.status.padEnd(4)}  ${t.target}: ${t.measured} (target ${t.limit})`,
+  );
+  return [
+    ...lines,
+    '',
+    'CPU ms per call (user + system, per process; load = 1-min load average of the box):',
+    ...aligned(cpuTable(report.scenarios)),
+    '',
+    `targets (${report.mode} run${report.mode === 'quick' ? ': smoke only, not judged' : ''}):`,
+    ...checks,
+  ].join('\n');
+}
+
+/** The same table as markdown, for bench/README.md. */
+export function formatMarkdown(report: RunReport): string {
+  const md = (r: string[]) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+  const table = [
+    md(HEAD),
+    md(HEAD.map((_, i) => (i < 2 ? '---' : '---:'))),
+    ...rows(report.scenarios).map(md),
+  ];
+  const cpu = cpuTable(report.scenarios);
+  const cpuMd = [
+    md(cpu[0]!),
+    md(cpu[0]!.map((_, i) => (i < 2 ? '---' : '---:'))),
+    ...cpu.slice(1).map(md),
+  ];
+  const checks = [
+    md(['target', 'measured', 'limit', 'status']),
+    md(['---', '---:', '---:', '---']),
+    ...report.targets.map((t) => md([t.target, t.measured, t.limit, `**${t.status}**`])),
+  ];
+  const hwm = Object.entries(report.rssHighWaterMb)
+    .map(
+      ([kind, procs]) =>
+        `${kind}: ${Object.entries(procs!)
+          .map(([n, mb]) => `${n} ${mb.toFixed(0)} MB`)
+          .join(', ')}`,
+    )
+    .join('; ');
+  return [
+    `Run ${report.date} (${report.mode}), ${report.machine.cpus} CPUs, Node ${report.machine.node}, load average ${report.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at start, ${report.machine.loadavgEnd.map((l) => l.toFixed(1)).join(' ')} at end; ${report.durationS.toFixed(0)} s.`,
+    '',
+    ...table,
+    '',
+    `Peak RSS over the whole run (VmHWM): ${hwm}.`,
+    '',
+    'CPU ms per call (user + system of each process over the measured window; load = 1-minute load average of the machine at the end of the scenario):',
+    '',
+    ...cpuMd,
+    '',
+    ...checks,
+  ].join('\n');
+}
