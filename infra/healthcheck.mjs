@@ -17,9 +17,12 @@ if (url === '') {
 try {
   const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   const body = await res.text();
-  if (res.status !== READY_STATUS) process.stderr.write(`healthcheck: ${url} answered ${res.status} ${body}\n`);
+  if (res.status !== READY_STATUS)
+    process.stderr.write(`healthcheck: ${url} answered ${res.status} ${body}\n`);
   process.exit(res.status === READY_STATUS ? 0 : 1);
 } catch (err) {
-  process.stderr.write(`healthcheck: ${url}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `healthcheck: ${url}: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 }
