@@ -29,6 +29,10 @@ describe('lex', () => {
     expect(kinds(src)).toEqual(expected);
   });
 
+  it('skips a leading byte-order mark', () => {
+    expect(kinds('\uFEFFmodule m')).toEqual(['keyword:module', 'ident:m', 'eof:<end of file>']);
+  });
+
   it('marks a token that follows a newline (blocks separate statements by newlines, §2.1)', () => {
     expect(lex('a\n  b c').map((t) => t.nl)).toEqual([false, true, false, true]);
   });

@@ -122,7 +122,8 @@ const SIMPLE_ESCAPES: Record<string, string> = {
  */
 export function lex(source: string, base: Pos = { line: 1, column: 1 }): Token[] {
   const tokens: Token[] = [];
-  let i = 0;
+  // A UTF-8 byte-order mark some editors write is not part of the program.
+  let i = source.startsWith('\uFEFF') ? 1 : 0;
   let line = base.line;
   let column = base.column;
   let sawNewline = false;

@@ -3,11 +3,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import {
-  AILANG_WORKER_HEAP_MB,
-  AILANG_WORKER_STACK_MB,
-  HANDLER_MAX_CONCURRENT,
-} from '@world/contracts';
+import { AILANG_WORKER_HEAP_MB, AILANG_WORKER_STACK_MB } from '@world/contracts';
+import { withSlot } from '../toolchain/slots.js';
 import type { ExecuteRequest, ExecuteResult } from './execute.js';
 import type { OpJob, OpResult } from '../cli/run-op.js';
 import type { WorkerJob, WorkerMessage } from './worker.js';
@@ -21,7 +18,7 @@ import type { WorkerJob, WorkerMessage } from './worker.js';
  * worker is terminated at either limit or when stdout+stderr pass `max_output_bytes`; the result is the
  * raw `{exitCode, stdout, stderr}` the real binary would produce — the `policy:` admission line
  * and, for a limit, the `policy-result:` envelope on stderr, exit 3 — so both toolchains go
- * through the same classifyRunOutcome. At most HANDLER_MAX_CONCURRENT workers run at once.
+ * through the same classifyRunOutcome. Workers share the process-wide slots (toolchain/slots.ts).
  */
 
 /** What a run produced, as a process would. */
@@ -63,28 +60,6 @@ const MS_PER_S = 1000;
 const MS_PER_MIN = 60 * MS_PER_S;
 const MS_PER_H = 60 * MS_PER_MIN;
 
-class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly max: number) {}
-
-  async acquire(): Promise<void> {
-    if (this.active < this.max) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
-  }
-}
-
-const slots = new Semaphore(HANDLER_MAX_CONCURRENT);
-
 // A supervisor limit exits 3 (ailang.md §1.5 outcome table).
 const LIMIT_EXIT_CODE = 3;
 
@@ -108,29 +83,27 @@ export async function superviseOp(
   job: OpJob,
   deadlineMs: number,
 ): Promise<OpResult | 'timeout' | { failed: string }> {
-  await slots.acquire();
-  try {
-    return await new Promise((resolve) => {
-      let outcome: OpResult | 'timeout' | { failed: string } | null = null;
-      const worker = startWorker({ kind: 'op', job });
-      const timer = setTimeout(() => {
-        outcome ??= 'timeout';
-        void worker.terminate();
-      }, deadlineMs);
-      worker.on('message', (m: WorkerMessage) => {
-        if (m.t === 'op') outcome ??= m.result;
-      });
-      worker.on('error', (e) => {
-        outcome ??= { failed: failureText(e) };
-      });
-      worker.on('exit', () => {
-        clearTimeout(timer);
-        resolve(outcome ?? { failed: 'the worker exited without a result' });
-      });
-    });
-  } finally {
-    slots.release();
-  }
+  return withSlot(
+    () =>
+      new Promise((resolve) => {
+        let outcome: OpResult | 'timeout' | { failed: string } | null = null;
+        const worker = startWorker({ kind: 'op', job });
+        const timer = setTimeout(() => {
+          outcome ??= 'timeout';
+          void worker.terminate();
+        }, deadlineMs);
+        worker.on('message', (m: WorkerMessage) => {
+          if (m.t === 'op') outcome ??= m.result;
+        });
+        worker.on('error', (e) => {
+          outcome ??= { failed: failureText(e) };
+        });
+        worker.on('exit', () => {
+          clearTimeout(timer);
+          resolve(outcome ?? { failed: 'the worker exited without a result' });
+        });
+      }),
+  );
 }
 
 type Limit = { reason: 'timeout' | 'output_limit' | 'worker_failed'; message: string };
@@ -140,12 +113,7 @@ type Limit = { reason: 'timeout' | 'output_limit' | 'worker_failed'; message: st
  * @param deadlineMs the handler's hard cap on the whole run, start-up and admission included
  */
 export async function superviseRun(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutput> {
-  await slots.acquire();
-  try {
-    return await runWorker(req, deadlineMs);
-  } finally {
-    slots.release();
-  }
+  return withSlot(() => runWorker(req, deadlineMs));
 }
 
 function runWorker(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutput> {

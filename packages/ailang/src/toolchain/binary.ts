@@ -29,6 +29,7 @@ import {
   type ResolvedRunPolicy,
 } from './context.js';
 import { runProcess, type ProcessResult } from './process.js';
+import { withSlot } from './slots.js';
 import { checkRunPayload } from './run-payload.js';
 import type { AilangContext, Toolchain } from './types.js';
 
@@ -65,13 +66,15 @@ class BinaryToolchain implements Toolchain {
 
   private async exec(ctx: AilangContext, args: string[], stdin: string): Promise<ProcessResult> {
     mkdirSync(cacheDirOf(ctx), { recursive: true, mode: CACHE_DIR_MODE });
-    const r = await runProcess(this.bin, args, {
-      cwd: ctx.worktree,
-      env: childEnv(ctx),
-      stdin,
-      timeoutMs: ctx.deadlineMs,
-      maxBytes: HANDLER_STREAM_MAX_BYTES,
-    });
+    const r = await withSlot(() =>
+      runProcess(this.bin, args, {
+        cwd: ctx.worktree,
+        env: childEnv(ctx),
+        stdin,
+        timeoutMs: ctx.deadlineMs,
+        maxBytes: HANDLER_STREAM_MAX_BYTES,
+      }),
+    );
     if (r.timedOut) {
       throw new ToolProcessError(
         `ailang ${args[0]} exceeded the handler deadline (${goDuration(ctx.deadlineMs)}); process group killed`,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { PolicyMismatchError } from '../errors.js';
 import {
   capsTag,
@@ -20,14 +20,28 @@ import type { AilangContext } from './types.js';
 
 /**
  * The policy's fs_sandbox must be the worktree (world-internals §8.2: the handler requires
- * `fs_sandbox == root`).
+ * `fs_sandbox == root`), and the policy file and the cache must lie outside it (world-spec
+ * §8.2: agents cannot edit their own policy or cache).
  * @throws PolicyMismatchError otherwise
  */
 export function assertSandboxIsWorktree(ctx: AilangContext): void {
-  if (resolve(ctx.policy.fs_sandbox) !== resolve(ctx.worktree)) {
+  const root = resolve(ctx.worktree);
+  if (resolve(ctx.policy.fs_sandbox) !== root) {
     throw new PolicyMismatchError(
       `policy fs_sandbox "${ctx.policy.fs_sandbox}" is not the worktree "${ctx.worktree}"`,
     );
+  }
+  const places: [string, string][] = [
+    ['policy file', ctx.policyPath],
+    ['cache directory', cacheDirOf(ctx)],
+  ];
+  for (const [what, path] of places) {
+    const p = resolve(path);
+    if (p === root || p.startsWith(root + sep)) {
+      throw new PolicyMismatchError(
+        `the ${what} "${path}" lies inside the worktree "${ctx.worktree}"`,
+      );
+    }
   }
 }
 

@@ -289,6 +289,12 @@ describe('embeddedToolchain', () => {
       ]);
     });
 
+    it('refuses a policy file inside the worktree (world-spec §8.2)', async () => {
+      await expect(
+        tc.run({ ...ctx, policyPath: join(ctx.worktree, 'p.toml') }, { path: 'hello.ail' }),
+      ).rejects.toThrow(PolicyMismatchError);
+    });
+
     it('refuses a policy whose fs_sandbox is not the worktree', async () => {
       await expect(
         tc.run({ ...ctx, policy: { ...ctx.policy, fs_sandbox: '/tmp' } }, { path: 'hello.ail' }),
