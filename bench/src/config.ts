@@ -78,15 +78,15 @@ export const FULL: Profile = {
 /** `--quick`: a smoke run under a minute; its numbers are not judged. */
 export const QUICK: Profile = {
   name: 'quick',
-  warmup: 16,
-  callsC1: 64,
-  callsConcurrent: 128,
-  logReads: 20,
-  growthSmall: 300,
-  growthLarge: 2_000,
+  warmup: 8,
+  callsC1: 32,
+  callsConcurrent: 64,
+  logReads: 10,
+  growthSmall: 100,
+  growthLarge: 600,
   episodeEarly: 10,
-  episodeLate: 100,
-  episodeWindow: 20,
+  episodeLate: 60,
+  episodeWindow: 10,
 };
 
 /** Issue 7's targets (2-core box, everything on one machine). */

@@ -33,7 +33,9 @@ import { startEmbeddedTarget } from './targets/embedded.js';
 import type { Target, TargetKind } from './targets/target.js';
 import { runProfile } from './profile.js';
 
-const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
+/** Where results go: bench/results, or WORLD_BENCH_RESULTS_DIR (the smoke test writes to a temporary directory). */
+const RESULTS_DIR =
+  process.env.WORLD_BENCH_RESULTS_DIR ?? fileURLToPath(new URL('../results/', import.meta.url));
 const TARGET_KINDS: TargetKind[] = ['baseline', 'distributed', 'embedded'];
 
 /** Command-line options. */
@@ -41,6 +43,8 @@ export interface BenchArgs {
   profile: Profile;
   only: TargetKind[];
   profiling: boolean;
+  /** --profile --keep: leave the profiled database for EXPLAIN by hand */
+  keep: boolean;
 }
 
 /**
@@ -51,10 +55,12 @@ export function parseArgs(argv: string[]): BenchArgs {
   let profile = FULL;
   let only = TARGET_KINDS;
   let profiling = false;
+  let keep = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') profile = QUICK;
     else if (arg === '--profile') profiling = true;
+    else if (arg === '--keep') keep = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg.includes('=') ? arg.slice('--only='.length) : argv[++i];
       only = (value ?? '').split(',').map((k) => {
@@ -63,9 +69,11 @@ export function parseArgs(argv: string[]): BenchArgs {
         return k as TargetKind;
       });
     } else if (arg !== '--')
-      throw new Error(`unknown argument "${arg}" (use --quick, --only <targets>, --profile)`);
+      throw new Error(
+        `unknown argument "${arg}" (use --quick, --only <targets>, --profile [--keep])`,
+      );
   }
-  return { profile, only, profiling };
+  return { profile, only, profiling, keep };
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -146,9 +154,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
             }),
           );
           for (const driver of ['http', 'mcp-client'] as const)
-            scenarios.push(
-              ...(await loadScenarios(ctx, t, driver)).filter((s) => s.scenario !== 'c1'),
-            );
+            scenarios.push(...(await loadScenarios(ctx, t, driver, { skipC1: true })));
           scenarios.push(...(await episodeGrowthScenarios(ctx, t)));
           await growLog(ctx, t, p.growthLarge);
           scenarios.push(
@@ -211,7 +217,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const args = parseArgs(argv);
   if (args.profiling) {
-    await runProfile(args.profile, log);
+    await runProfile(args.profile, log, args.keep);
     return;
   }
   log(`World bench (${args.profile.name}): ${args.only.join(', ')}`);

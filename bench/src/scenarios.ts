@@ -153,21 +153,23 @@ export async function toolCallScenario(
   };
 }
 
-/** The concurrency and contention scenarios of one driver (issue 7). */
+/** The concurrency and contention scenarios of one driver (issue 7); `skipC1` when c1 runs apart. */
 export async function loadScenarios(
   ctx: RunContext,
   target: Target,
   driver: DriverName,
+  options: { skipC1?: boolean } = {},
 ): Promise<ScenarioResult[]> {
   const p = ctx.profile;
   const out: ScenarioResult[] = [];
-  out.push(
-    await toolCallScenario(ctx, target, driver, 'c1', {
-      clients: 1,
-      calls: p.callsC1,
-      warmup: p.warmup,
-    }),
-  );
+  if (!options.skipC1)
+    out.push(
+      await toolCallScenario(ctx, target, driver, 'c1', {
+        clients: 1,
+        calls: p.callsC1,
+        warmup: p.warmup,
+      }),
+    );
   out.push(
     await toolCallScenario(ctx, target, driver, 'c8', {
       clients: 8,

@@ -1,0 +1,76 @@
+import { areaOf, summarizeProfile, type CpuProfile } from './cpuprofile.js';
+
+describe('areaOf (which code a sample belongs to)', () => {
+  it.each([
+    ['(garbage collector)', '', '(gc)'],
+    ['(program)', '', '(program)'],
+    ['writev', '', '(native)'],
+    [
+      'commitInvocation',
+      'file:///work/main/apps/ledger/dist/commit/commit-invocation.js',
+      'world:ledger',
+    ],
+    ['canonicalJson', 'file:///work/main/packages/canonical/dist/jcs.js', 'world:canonical'],
+    [
+      'parse',
+      'file:///work/main/node_modules/.pnpm/zod@4.6.7/node_modules/zod/v4/core/parse.js',
+      'zod',
+    ],
+    [
+      'x',
+      'file:///work/main/node_modules/.pnpm/@nestjs+core@12.5.1/node_modules/@nestjs/core/router.js',
+      '@nestjs/core',
+    ],
+    ['y', 'file:///work/main/apps/gateway/node_modules/pg/lib/client.js', 'pg'],
+    ['processTicksAndRejections', 'node:internal/process/task_queues', 'node:internal'],
+  ])('%s in %s is %s', (fn, url, area) => {
+    expect(areaOf(fn, url)).toBe(area);
+  });
+});
+
+describe('summarizeProfile', () => {
+  it('sums self time per area and function, idle left out of the shares', () => {
+    const profile: CpuProfile = {
+      nodes: [
+        {
+          id: 1,
+          callFrame: { functionName: '(root)', url: '', lineNumber: -1 },
+          children: [2, 3, 4],
+        },
+        { id: 2, callFrame: { functionName: '(idle)', url: '', lineNumber: -1 } },
+        {
+          id: 3,
+          callFrame: {
+            functionName: 'parse',
+            url: 'file:///r/node_modules/zod/v4/parse.js',
+            lineNumber: 9,
+          },
+        },
+        {
+          id: 4,
+          callFrame: {
+            functionName: 'commit',
+            url: 'file:///r/apps/ledger/dist/commit.js',
+            lineNumber: 0,
+          },
+        },
+      ],
+      samples: [2, 3, 3, 4],
+      timeDeltas: [5000, 3000, 3000, 2000],
+      startTime: 0,
+      endTime: 13000,
+    };
+    expect(summarizeProfile(profile)).toEqual({
+      totalMs: 13,
+      busyMs: 8,
+      areas: [
+        { name: 'zod', ms: 6, share: 0.75 },
+        { name: 'world:ledger', ms: 2, share: 0.25 },
+      ],
+      functions: [
+        { name: 'parse zod/v4/parse.js:10', ms: 6, share: 0.75 },
+        { name: 'commit apps/ledger/dist/commit.js:1', ms: 2, share: 0.25 },
+      ],
+    });
+  });
+});

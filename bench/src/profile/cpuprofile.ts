@@ -1,0 +1,99 @@
+/**
+ * Reads a V8 `.cpuprofile` (node --cpu-prof) and tells where the self time went: by area
+ * (World's own packages, each dependency, Node internals, GC) and by function. Pure.
+ */
+
+/** The parts of a .cpuprofile this reads. */
+export interface CpuProfile {
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }>;
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** One row of a self-time breakdown. */
+export interface SelfTime {
+  name: string;
+  ms: number;
+  /** share of the non-idle time */
+  share: number;
+}
+
+/** Where the self time of a profile went. */
+export interface ProfileSummary {
+  /** profiled wall time, ms */
+  totalMs: number;
+  /** non-idle samples' time, ms */
+  busyMs: number;
+  areas: SelfTime[];
+  functions: SelfTime[];
+}
+
+const US_PER_MS = 1000;
+const IDLE = new Set(['(idle)']);
+
+/**
+ * The area of a call frame: `world:<package>` for World's code, the npm package for a
+ * dependency, `node:internal` for Node's own JavaScript, `(gc)`/`(program)` for V8's buckets.
+ */
+export function areaOf(functionName: string, url: string): string {
+  if (url === '') {
+    if (functionName === '(garbage collector)') return '(gc)';
+    if (functionName.startsWith('(')) return functionName;
+    return '(native)';
+  }
+  const world = /\/(apps|packages|bench)\/([^/]+)\/(dist|src)\//.exec(url);
+  if (world !== null && !url.includes('/node_modules/')) return `world:${world[2]}`;
+  const pnpm = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pnpm !== null) return pnpm[1]!;
+  const plain = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (plain !== null) return plain[1]!;
+  if (url.startsWith('node:')) return 'node:internal';
+  return url;
+}
+
+function shortUrl(url: string): string {
+  const i = url.lastIndexOf('/node_modules/');
+  if (i >= 0)
+    return url.slice(i + '/node_modules/'.length).replace(/^\.pnpm\/[^/]+\/node_modules\//, '');
+  const w = /\/((?:apps|packages)\/.*)$/.exec(url);
+  return w ? w[1]! : url;
+}
+
+/** Self time by area and by function (top `top` of each), idle excluded from the shares. */
+export function summarizeProfile(profile: CpuProfile, top = 15): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, i) =>
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
+  );
+  const areas = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let busyUs = 0;
+  for (const [id, us] of selfUs) {
+    const frame = byId.get(id)!.callFrame;
+    if (IDLE.has(frame.functionName)) continue;
+    busyUs += us;
+    const area = areaOf(frame.functionName, frame.url);
+    areas.set(area, (areas.get(area) ?? 0) + us);
+    const fn =
+      `${frame.functionName || '(anonymous)'} ${frame.url === '' ? '' : `${shortUrl(frame.url)}:${frame.lineNumber + 1}`}`.trim();
+    functions.set(fn, (functions.get(fn) ?? 0) + us);
+  }
+  const rank = (m: Map<string, number>) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, ms: us / US_PER_MS, share: busyUs === 0 ? 0 : us / busyUs }));
+  return {
+    totalMs: (profile.endTime - profile.startTime) / US_PER_MS,
+    busyMs: busyUs / US_PER_MS,
+    areas: rank(areas),
+    functions: rank(functions),
+  };
+}
