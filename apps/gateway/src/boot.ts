@@ -8,11 +8,13 @@ import {
   CALL_DEADLINE_MS,
   HTTP_READ_HEADER_TIMEOUT_MS,
   HTTP_READ_TIMEOUT_MS,
+  SHUTDOWN_DRAIN_MS,
 } from '@world/contracts';
 import {
   PinoNestLogger,
   connectRpc,
   serviceLogger,
+  type ReadinessChecks,
   type RunningService,
   type TransportConfig,
 } from '@world/runtime';
@@ -27,6 +29,7 @@ import { RestExceptionFilter } from './http/rest-exception.filter.js';
 import { SERVICE_NAME } from './identity.js';
 import type { LogSink } from './log.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { observeHttp } from './ops/http-observe.js';
 
 const REPLICA_ID_BYTES = 4;
 
@@ -65,8 +68,10 @@ export interface RunningGateway extends RunningService {
 
 /**
  * Starts the HTTP edge: resolves the operator credential, connects to the other services, and
- * serves `/mcp`, `/v1/*` and the operator routes on `bind` (DESIGN.md §1). The gateway owns
- * nothing durable; `close()` stops listening, then releases its transport connection.
+ * serves `/mcp`, `/v1/*` and the operator routes on `bind` (DESIGN.md §1), plus `/livez`,
+ * `/readyz` and `/metrics`; every request is traced, counted and logged (observeHttp). The
+ * gateway owns nothing durable; `close()` stops accepting connections, lets the requests in
+ * flight answer (SHUTDOWN_DRAIN_MS), then releases its transport connection.
  * @throws ConfigError for a bind beyond loopback without `bindPublic`, or a bad operator token
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
@@ -83,6 +88,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     worldHome: options.worldHome,
   });
   const rpc = await connectRpc(options.transport, replica);
+  const checks: ReadinessChecks =
+    options.transport.kind === 'nats' ? { nats: () => rpc.ping() } : {};
   const sessions = new SessionResolver(rpc);
   const auth = new Authenticator(sessions, credential);
   const mcp = new McpEndpoint(auth, {
@@ -99,21 +106,26 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(
-      GatewayModule.register({
-        rpc,
-        auth,
-        sessions,
-        mcp,
-        a2a,
-        log,
-        publicReads: options.publicReads ?? false,
-        dbPath: options.dbPath ?? '',
-      }),
+      GatewayModule.register(
+        {
+          rpc,
+          auth,
+          sessions,
+          mcp,
+          a2a,
+          log,
+          publicReads: options.publicReads ?? false,
+          dbPath: options.dbPath ?? '',
+        },
+        { checks },
+      ),
       new ExpressAdapter(),
       // Bodies are read per route with the route's own limit (ecosystem.md §0.8, §8).
       { bodyParser: false, logger: new PinoNestLogger(pino) },
     );
     app.disable('x-powered-by');
+    // First: every request, even one a guard refuses, is traced, counted and logged.
+    app.use(observeHttp(replica, pino));
     if (isLoopbackHost(bind.host)) app.use(hostOriginGuard(loopbackHostnames(bind.host)));
     app.useGlobalFilters(new RestExceptionFilter(log));
     // A slow client cannot hold a connection open by trickling headers or a body.
@@ -135,8 +147,17 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     replica,
     url: `http://${host}:${port}`,
     operatorTokenFile: file,
+    checks,
     async close() {
-      await running.close();
+      // Stop accepting connections and let the requests in flight answer (world-spec §7.2);
+      // whatever still holds a connection after the drain (a live log tail) is cut.
+      const server = running.getHttpServer() as Server;
+      const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
+      try {
+        await running.close();
+      } finally {
+        clearTimeout(cut);
+      }
       await mcp.close();
       sessions.close();
       await rpc.close();

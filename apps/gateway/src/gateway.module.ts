@@ -4,6 +4,8 @@ import { CommitSessionGuard, OperatorGuard, ReadAccessGuard } from './auth/guard
 import { GATEWAY, type GatewayContext } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
 import { McpController } from './mcp/mcp.controller.js';
+import { OpsController } from './ops/ops.controller.js';
+import { OPS, type OpsContext } from './ops/ops.tokens.js';
 import { OperatorController } from './operator/operator.controller.js';
 import { LogStreamController } from './provenance/log-stream.controller.js';
 import { ProvenanceController } from './provenance/provenance.controller.js';
@@ -11,7 +13,11 @@ import { ProvenanceController } from './provenance/provenance.controller.js';
 /** The gateway's HTTP routes; wiring only. */
 @Module({})
 export class GatewayModule {
-  static register(context: GatewayContext): DynamicModule {
+  /**
+   * @param context what the routes share
+   * @param ops the readiness checks of /readyz (default none: embedded mode has no connection)
+   */
+  static register(context: GatewayContext, ops: OpsContext = { checks: {} }): DynamicModule {
     return {
       module: GatewayModule,
       // LogStreamController before ProvenanceController: `GET /v1/log/stream` must not be taken
@@ -23,9 +29,11 @@ export class GatewayModule {
         LogStreamController,
         ProvenanceController,
         OperatorController,
+        OpsController,
       ],
       providers: [
         { provide: GATEWAY, useValue: context },
+        { provide: OPS, useValue: ops },
         ReadAccessGuard,
         CommitSessionGuard,
         OperatorGuard,

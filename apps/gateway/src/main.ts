@@ -1,13 +1,25 @@
 import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
-import { closeOnSignal, runMain, serviceLogger } from '@world/runtime';
+import {
+  CommonEnv,
+  closeOnSignal,
+  loadConfig,
+  runMain,
+  serviceLogger,
+  startHealthFromEnv,
+} from '@world/runtime';
 import { startGateway } from './boot.js';
 import { loadGatewayConfig } from './config.js';
 import { SERVICE_NAME } from './identity.js';
 
 // The distributed gateway process (DESIGN.md §5): env → config (exit 2 when malformed or when
-// the bind leaves loopback without WORLD_BIND_PUBLIC=1) → HTTP edge over NATS → "ready".
+// the bind leaves loopback without WORLD_BIND_PUBLIC=1) → HTTP edge over NATS (with /livez,
+// /readyz, /metrics) → health port when WORLD_HEALTH_PORT is set → "ready".
 runMain(async () => {
   const config = loadGatewayConfig();
+  const healthEnv = loadConfig(
+    SERVICE_NAME,
+    CommonEnv.pick({ WORLD_HEALTH_PORT: true, WORLD_HEALTH_HOST: true }),
+  );
   const gateway = await startGateway({
     transport: { kind: 'nats', url: config.natsUrl, prefix: config.prefix },
     bind: config.bind,
@@ -20,9 +32,18 @@ runMain(async () => {
     dbPath: config.dbPath,
     replica: config.replica,
   });
+  const health = await startHealthFromEnv(healthEnv, gateway.checks).catch(async (err: unknown) => {
+    await gateway.close();
+    throw err;
+  });
   serviceLogger(SERVICE_NAME).info(
-    { replica: gateway.replica, url: gateway.url, operatorTokenFile: gateway.operatorTokenFile },
+    {
+      replica: gateway.replica,
+      url: gateway.url,
+      operatorTokenFile: gateway.operatorTokenFile,
+      healthPort: health?.port,
+    },
     'ready',
   );
-  closeOnSignal([gateway], SHUTDOWN_DRAIN_MS);
+  closeOnSignal([gateway], SHUTDOWN_DRAIN_MS, undefined, health);
 });
