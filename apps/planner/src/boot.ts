@@ -1,7 +1,22 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { toWireObject } from '@world/canonical';
-import { SEMANTIC_IDS, deadlineTable, ServiceUnavailableError, TransportTimeoutError } from '@world/contracts';
-import { connectRpc, serviceLogger, startMicroservice, type RunningService, type TransportConfig, type RpcClient } from '@world/runtime';
+import {
+  SEMANTIC_IDS,
+  SHUTDOWN_DRAIN_MS,
+  deadlineTable,
+  ServiceUnavailableError,
+  TransportTimeoutError,
+} from '@world/contracts';
+import {
+  InFlight,
+  connectRpc,
+  serviceLogger,
+  startMicroservice,
+  type RunningService,
+  type TransportConfig,
+  type RpcClient,
+} from '@world/runtime';
 import { PlannerModule } from './planner.module.js';
 import { ToolRegistry } from './registry/tool-registry.js';
 
@@ -13,37 +28,70 @@ export interface PlannerOptions {
   callDeadlineMs?: number;
 }
 
+/** Random bytes (hex) that keep default replica names of one host and process apart. */
+const REPLICA_SUFFIX_BYTES = 3;
+
 const log = serviceLogger('planner');
 
 /**
  * Starts a planner replica: builds the tool registry, publishes it to the ledger's registry head
  * `world/transition-registry/v1` (retrying until the ledger answers), then serves
- * `planner.*` in the `planner` queue group.
+ * `planner.*` in the `planner` queue group. close() stops taking calls, lets the calls in
+ * flight finish (SHUTDOWN_DRAIN_MS), waits for their lease releases, then disconnects
+ * (issue 6 "graceful shutdown … release leases").
  */
-export async function startPlanner(options: PlannerOptions): Promise<RunningService & { registry: ToolRegistry }> {
-  const replica = options.replica ?? `planner-${hostname()}-${process.pid}`;
+export async function startPlanner(
+  options: PlannerOptions,
+): Promise<RunningService & { registry: ToolRegistry }> {
+  const replica =
+    options.replica ??
+    `planner-${hostname()}-${process.pid}-${randomBytes(REPLICA_SUFFIX_BYTES).toString('hex')}`;
   const registry = new ToolRegistry();
+  const background = new InFlight();
   const rpc = await connectRpc(options.transport, replica);
   const app = await startMicroservice(
     'planner',
-    PlannerModule.register({ rpc, registry, settings: { replica, deadlines: deadlineTable(options.callDeadlineMs) } }),
+    PlannerModule.register({
+      rpc,
+      registry,
+      background,
+      settings: { replica, deadlines: deadlineTable(options.callDeadlineMs) },
+    }),
     options.transport,
+    { replica },
   );
-  void publishRegistry(rpc, registry);
+  const publishing = new AbortController();
+  void publishRegistry(rpc, registry, publishing.signal);
+  let closed: Promise<void> | undefined;
   return {
     service: 'planner',
     replica,
     registry,
-    async close() {
-      await app.close();
-      await rpc.close();
+    checks: options.transport.kind === 'nats' ? { nats: () => rpc.ping() } : {},
+    close() {
+      closed ??= (async () => {
+        publishing.abort();
+        await app.close();
+        if (!(await background.idle(SHUTDOWN_DRAIN_MS))) {
+          log.warn(
+            { replica, pending: background.size },
+            'lease releases still pending at shutdown; they will expire',
+          );
+        }
+        await rpc.close();
+      })();
+      return closed;
     },
   };
 }
 
 /** Publishes the registry head; the ledger may start after the planner in distributed mode. */
-async function publishRegistry(rpc: RpcClient, registry: ToolRegistry): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
+async function publishRegistry(
+  rpc: RpcClient,
+  registry: ToolRegistry,
+  stop: AbortSignal,
+): Promise<void> {
+  for (let attempt = 0; !stop.aborted; attempt++) {
     try {
       await rpc.request(
         'ledger.registry.publish',
@@ -52,7 +100,11 @@ async function publishRegistry(rpc: RpcClient, registry: ToolRegistry): Promise<
       );
       return;
     } catch (err) {
-      if (!(err instanceof ServiceUnavailableError || err instanceof TransportTimeoutError) || attempt > 600) {
+      if (stop.aborted) return;
+      if (
+        !(err instanceof ServiceUnavailableError || err instanceof TransportTimeoutError) ||
+        attempt > 600
+      ) {
         log.error({ err }, 'could not publish the transition registry');
         return;
       }

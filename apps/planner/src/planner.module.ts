@@ -1,15 +1,21 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { RPC, type RpcClient } from '@world/runtime';
+import { RPC, type InFlight, type RpcClient } from '@world/runtime';
 import { InvokeController } from './invoke/invoke.controller.js';
 import { InvokeTool } from './invoke/invoke-tool.js';
 import { RegistryController } from './registry/registry.controller.js';
 import { ToolRegistry } from './registry/tool-registry.js';
-import { PLANNER_SETTINGS, type PlannerSettings } from './settings.js';
+import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from './settings.js';
 
 /** Wiring of the planner: the registry, the invoke use case, their controllers. */
 @Module({})
 export class PlannerModule {
-  static register(deps: { rpc: RpcClient; settings: PlannerSettings; registry: ToolRegistry }): DynamicModule {
+  static register(deps: {
+    rpc: RpcClient;
+    settings: PlannerSettings;
+    registry: ToolRegistry;
+    /** background work a shutdown waits for (lease releases) */
+    background: InFlight;
+  }): DynamicModule {
     return {
       module: PlannerModule,
       controllers: [InvokeController, RegistryController],
@@ -17,6 +23,7 @@ export class PlannerModule {
         { provide: RPC, useValue: deps.rpc },
         { provide: PLANNER_SETTINGS, useValue: deps.settings },
         { provide: ToolRegistry, useValue: deps.registry },
+        { provide: PLANNER_BACKGROUND, useValue: deps.background },
         InvokeTool,
       ],
     };

@@ -7,3 +7,8 @@ export interface PlannerSettings {
 }
 
 export const PLANNER_SETTINGS = Symbol('world.planner.settings');
+/**
+ * The planner's background work (an InFlight): lease releases sent without waiting
+ * (DESIGN.md §2), which a shutdown waits for before it disconnects (issue 6 "release leases").
+ */
+export const PLANNER_BACKGROUND = Symbol('world.planner.background');

@@ -30,12 +30,24 @@ import {
   type ParsedRequestOf,
   type ReplyOf,
 } from '@world/contracts';
-import { RPC, serviceLogger, withCallContext, type RpcClient } from '@world/runtime';
+import {
+  InFlight,
+  RPC,
+  errorClassOf,
+  observePhase,
+  serviceLogger,
+  startMark,
+  withCallContext,
+  worldMetrics,
+  type CallOutcome,
+  type RpcClient,
+} from '@world/runtime';
 import { checkFinishOutput, checkPlan, type EffectPlan } from '@world/tools';
 import { admits } from '../admission/admits.js';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js';
+import { committedOutcome, failedOutcome } from './call-outcome.js';
 import { composeOutput, type ComposedEffect } from './compose-output.js';
-import { PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
+import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
 
 type InvokeRequest = ParsedRequestOf<'planner.invoke'>;
 type InvokeReply = ReplyOf<'planner.invoke'>;
@@ -44,6 +56,8 @@ type InvokeReply = ReplyOf<'planner.invoke'>;
 const BOOKKEEPING_TIMEOUT_MS = 2_000;
 /** Slack added to the execute request's timeout over the broker's own lease wait + handler cap. */
 const EXECUTE_MARGIN_MS = 1_000;
+/** The `tool` label of a call naming no registered tool: caller-chosen names never become labels. */
+const UNREGISTERED_TOOL = '(unregistered)';
 
 const log = serviceLogger('planner');
 
@@ -72,10 +86,12 @@ export class InvokeTool {
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(PLANNER_SETTINGS) private readonly settings: PlannerSettings,
     private readonly registry: ToolRegistry,
+    @Inject(PLANNER_BACKGROUND) private readonly background: InFlight,
   ) {}
 
   /**
-   * Runs one tool call to its committed answer.
+   * Runs one tool call to its committed answer, counting it in `world_calls_total` by tool,
+   * surface and outcome and logging one line when it ends (issue 6 "Operations").
    * @throws UnknownToolError (outside the session's surface), BadRequestError (input too large),
    * InvocationInFlightError / InvocationNotCommittedError (keyed resends), PlanLawError,
    * the broker's typed refusals (LeaseLost, Session*, NoHandler, DeadlineExceeded),
@@ -85,6 +101,7 @@ export class InvokeTool {
     const started = Date.now();
     const tool = this.registry.get(req.toolId);
     if (tool === undefined || !admits(tool.descriptor.access, req.session.grants, started)) {
+      this.count(tool?.descriptor.id ?? UNREGISTERED_TOOL, req.surface, 'failed');
       throw new UnknownToolError(req.toolId);
     }
     const keyed = req.taskId !== undefined;
@@ -95,10 +112,14 @@ export class InvokeTool {
     try {
       input = makeJsonObject(SEMANTIC_IDS.invocationInput, writtenBy, req.arguments ?? null);
     } catch {
+      this.count(tool.descriptor.id, req.surface, 'failed');
       throw new BadRequestError('arguments are not JSON');
     }
     if (input.payload.length > INVOCATION_INPUT_MAX_BYTES) {
-      throw new BadRequestError(`arguments are ${input.payload.length} bytes; the limit is ${INVOCATION_INPUT_MAX_BYTES}`);
+      this.count(tool.descriptor.id, req.surface, 'failed');
+      throw new BadRequestError(
+        `arguments are ${input.payload.length} bytes; the limit is ${INVOCATION_INPUT_MAX_BYTES}`,
+      );
     }
     const inv: Invocation = {
       req,
@@ -111,26 +132,70 @@ export class InvokeTool {
       input,
     };
     return withCallContext({ invocationId }, async () => {
-      if (keyed) {
-        const replay = await this.claim(inv);
-        if (replay !== null) return replay;
-      }
-      let plan: EffectPlan;
       try {
-        plan = checkPlan(tool.definition.plan(req.arguments), tool.definition);
+        const reply = await this.phases(inv);
+        const outcome = committedOutcome(reply.output);
+        this.count(tool.descriptor.id, req.surface, outcome);
+        log.info(
+          {
+            tool: tool.descriptor.id,
+            surface: req.surface,
+            outcome,
+            entryIndex: reply.entryIndex,
+            replayed: reply.replayed,
+          },
+          'call committed',
+        );
+        return reply;
       } catch (err) {
-        await this.end(inv, 'abandoned');
-        throw err instanceof WorldError ? err : new PlanLawError('transition execution failed');
+        const outcome = failedOutcome(err);
+        this.count(tool.descriptor.id, req.surface, outcome);
+        log.info(
+          {
+            tool: tool.descriptor.id,
+            surface: req.surface,
+            outcome,
+            errorClass: errorClassOf(err),
+          },
+          'call failed',
+        );
+        throw err;
       }
-      const planObject = makeJsonObject(SEMANTIC_IDS.effectPlan, writtenBy, plan);
-      if (plan.effects.length === 0) return this.commitRefusal(inv, plan, planObject);
-      return this.executeAndCommit(inv, plan, planObject);
     });
+  }
+
+  /** Counts one call in `world_calls_total`. */
+  private count(tool: string, surface: string, outcome: CallOutcome): void {
+    worldMetrics().calls.inc({ replica: this.settings.replica, tool, surface, outcome });
+  }
+
+  /** Claim (keyed), plan, then commit the refusal or execute and commit (DESIGN.md §2). */
+  private async phases(inv: Invocation): Promise<InvokeReply> {
+    const { req, tool, keyed, writtenBy } = inv;
+    if (keyed) {
+      const replay = await this.claim(inv);
+      if (replay !== null) return replay;
+    }
+    let plan: EffectPlan;
+    const planMark = startMark();
+    try {
+      plan = checkPlan(tool.definition.plan(req.arguments), tool.definition);
+    } catch (err) {
+      await this.end(inv, 'abandoned');
+      throw err instanceof WorldError ? err : new PlanLawError('transition execution failed');
+    } finally {
+      observePhase(this.settings.replica, 'plan', planMark);
+    }
+    const planObject = makeJsonObject(SEMANTIC_IDS.effectPlan, writtenBy, plan);
+    if (plan.effects.length === 0) return this.commitRefusal(inv, plan, planObject);
+    return this.executeAndCommit(inv, plan, planObject);
   }
 
   /** Claims a keyed invocation; answers a committed resend from the ledger (null = go on). */
   private async claim(inv: Invocation): Promise<InvokeReply | null> {
-    const requestHash = sha256Hex(canonicalBytes({ tool: inv.req.toolId, arguments: inv.req.arguments ?? null }));
+    const requestHash = sha256Hex(
+      canonicalBytes({ tool: inv.req.toolId, arguments: inv.req.arguments ?? null }),
+    );
     const ttlMs = this.settings.deadlines.leaseTtlMs;
     const begin = (reclaim: boolean) =>
       this.rpc.request(
@@ -170,7 +235,11 @@ export class InvokeTool {
   }
 
   /** A zero-effect plan (a refusal): committed, free, no lease (world-spec §4.4 (B)). */
-  private async commitRefusal(inv: Invocation, plan: EffectPlan, planObject: WorldObject): Promise<InvokeReply> {
+  private async commitRefusal(
+    inv: Invocation,
+    plan: EffectPlan,
+    planObject: WorldObject,
+  ): Promise<InvokeReply> {
     const output = composeOutput(plan, planObject.hash, null, null);
     try {
       return await this.commit(inv, planObject, output, [], []);
@@ -183,7 +252,11 @@ export class InvokeTool {
   }
 
   /** Executes the plan's one effect under the episode lease, then finishes, composes and commits. */
-  private async executeAndCommit(inv: Invocation, plan: EffectPlan, planObject: WorldObject): Promise<InvokeReply> {
+  private async executeAndCommit(
+    inv: Invocation,
+    plan: EffectPlan,
+    planObject: WorldObject,
+  ): Promise<InvokeReply> {
     const d = this.settings.deadlines;
     const effect = plan.effects[0]!;
     const holder = `${this.settings.replica}/${inv.invocationId}`;
@@ -207,33 +280,61 @@ export class InvokeTool {
       if (err instanceof TransportTimeoutError) {
         // The broker may have taken the lease and run the handler: fail closed, never retry.
         await this.end(inv, 'uncertain');
-        log.error({ invocationId: inv.invocationId }, 'effect execution did not answer; outcome unknown');
+        log.error(
+          { invocationId: inv.invocationId },
+          'effect execution did not answer; outcome unknown',
+        );
         throw new UncertainError();
       }
       await this.end(inv, err instanceof EffectsUnrecordedError ? 'uncertain' : 'abandoned');
       throw err;
     }
     const records = [exec.recordRef];
+    // Released without waiting (DESIGN.md §2), but counted: a shutdown waits for it.
     const release = () => {
-      this.rpc
-        .request(
-          'broker.episode.release',
-          { episodeId: inv.req.session.episodeId, holder, fence: exec.fence },
-          { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
-        )
-        .catch((err: unknown) => log.warn({ err, invocationId: inv.invocationId }, 'lease release failed; it will expire'));
+      void this.background.track(
+        this.rpc
+          .request(
+            'broker.episode.release',
+            { episodeId: inv.req.session.episodeId, holder, fence: exec.fence },
+            { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
+          )
+          .catch((err: unknown) =>
+            log.warn(
+              { err, invocationId: inv.invocationId },
+              'lease release failed; it will expire',
+            ),
+          ),
+      );
     };
     try {
-      const composed: ComposedEffect = { id: effect.id, status: exec.status, record: exec.recordRef, output: exec.output };
+      const composed: ComposedEffect = {
+        id: effect.id,
+        status: exec.status,
+        record: exec.recordRef,
+        output: exec.output,
+      };
       let finishOutput: Record<string, unknown> | null = null;
       if (plan.finish) {
         const finishPhase = inv.tool.definition.finishPhase;
-        if (finishPhase === undefined) throw new PlanLawError('plan asks for a finish phase the tool does not have');
-        finishOutput = checkFinishOutput(
-          finishPhase(inv.req.arguments, [
-            { id: effect.id, effect: effect.effect, status: exec.status, record: exec.recordRef, output: exec.output },
-          ]),
-        );
+        if (finishPhase === undefined)
+          throw new PlanLawError('plan asks for a finish phase the tool does not have');
+        const finishMark = startMark();
+        try {
+          finishOutput = checkFinishOutput(
+            finishPhase(inv.req.arguments, [
+              {
+                id: effect.id,
+                effect: effect.effect,
+                status: exec.status,
+                record: exec.recordRef,
+                output: exec.output,
+              },
+            ]),
+          );
+        } finally {
+          observePhase(this.settings.replica, 'finish', finishMark);
+        }
       }
       const output = composeOutput(plan, planObject.hash, composed, finishOutput);
       const brokerObjects = exec.objects.map((o, i) => fromWireObject(o, `objects[${i}]`));
@@ -262,7 +363,9 @@ export class InvokeTool {
   ): Promise<InvokeReply> {
     const outputObject = makeJsonObject(SEMANTIC_IDS.invocationOutput, inv.writtenBy, output);
     if (outputObject.payload.length > INVOCATION_OUTPUT_MAX_BYTES) {
-      throw new PlanLawError(`output is ${outputObject.payload.length} bytes; the limit is ${INVOCATION_OUTPUT_MAX_BYTES}`);
+      throw new PlanLawError(
+        `output is ${outputObject.payload.length} bytes; the limit is ${INVOCATION_OUTPUT_MAX_BYTES}`,
+      );
     }
     const descriptor = inv.tool.descriptor;
     const record = makeJsonObject(SEMANTIC_IDS.invocationRecord, inv.writtenBy, {
@@ -277,21 +380,26 @@ export class InvokeTool {
       plan: planObject.hash,
       effects: records,
     });
-    const objects = [inv.input, planObject, outputObject, record, ...brokerObjects].map(toWireObject);
-    const committed = await this.rpc.request(
-      'ledger.commit',
-      {
-        invocationId: inv.invocationId,
-        writtenBy: inv.writtenBy,
-        semanticsEpoch: descriptor.semanticsEpoch,
-        transitionFn: descriptor.transitionFn,
-        interpreter: descriptor.interpreter,
-        transitionRef: record.hash,
-        stateRoot: outputObject.hash,
-        objects,
-      },
-      { timeoutMs: this.settings.deadlines.postEffectMs },
+    const objects = [inv.input, planObject, outputObject, record, ...brokerObjects].map(
+      toWireObject,
     );
+    const commitMark = startMark();
+    const committed = await this.rpc
+      .request(
+        'ledger.commit',
+        {
+          invocationId: inv.invocationId,
+          writtenBy: inv.writtenBy,
+          semanticsEpoch: descriptor.semanticsEpoch,
+          transitionFn: descriptor.transitionFn,
+          interpreter: descriptor.interpreter,
+          transitionRef: record.hash,
+          stateRoot: outputObject.hash,
+          objects,
+        },
+        { timeoutMs: this.settings.deadlines.postEffectMs },
+      )
+      .finally(() => observePhase(this.settings.replica, 'commit', commitMark));
     return {
       invocationId: inv.invocationId,
       output,
@@ -313,7 +421,8 @@ export class InvokeTool {
         { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
       );
     } catch (err) {
-      if (!(err instanceof ServiceUnavailableError || err instanceof TransportTimeoutError)) throw err;
+      if (!(err instanceof ServiceUnavailableError || err instanceof TransportTimeoutError))
+        throw err;
       log.warn({ err, invocationId: inv.invocationId }, 'could not end the claim; it will lapse');
     }
   }
