@@ -83,7 +83,8 @@ export async function resolveBrokerSettings(
 /**
  * Starts one broker replica (DESIGN.md §1): migrates schema `broker` under its advisory lock,
  * serves every `broker.*` subject on the transport (queue group `broker`), then runs start-up
- * recovery (indeterminate intents are reported, never re-run).
+ * recovery (indeterminate intents are reported, never re-run). close() stops taking requests,
+ * lets the executes in flight finish (SHUTDOWN_DRAIN_MS), then disconnects.
  * @throws ConfigError for unusable directories; the database or transport error otherwise
  */
 export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
@@ -107,6 +108,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     'broker',
     BrokerModule.register({ database, rpc, replica, settings, handlers }),
     options.transport,
+    { replica },
   );
   const indeterminate = await app.get(RecoverIntents).execute();
   serviceLogger('broker').info(
@@ -119,6 +121,10 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     replica,
     settings,
     indeterminate,
+    checks: {
+      database: () => database.ping(),
+      ...(options.transport.kind === 'nats' && { nats: () => rpc.ping() }),
+    },
     async close() {
       if (closed) return;
       closed = true;

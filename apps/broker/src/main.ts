@@ -1,10 +1,18 @@
 /**
  * The broker's distributed process entry (DESIGN.md §5): configuration from the environment
- * (exit 2 when missing or malformed), PostgreSQL, NATS, one "ready" line, drain on SIGTERM.
+ * (exit 2 when missing or malformed), PostgreSQL, NATS, the health port (WORLD_HEALTH_PORT),
+ * one "ready" line, drain on SIGTERM.
  */
 import 'reflect-metadata';
 import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
-import { closeOnSignal, loadConfig, openPostgres, runMain, serviceLogger } from '@world/runtime';
+import {
+  closeOnSignal,
+  loadConfig,
+  openPostgres,
+  runMain,
+  serviceLogger,
+  startHealthFromEnv,
+} from '@world/runtime';
 import { startBroker } from './boot.js';
 import { BrokerEnv } from './config.js';
 
@@ -22,7 +30,12 @@ runMain(async () => {
     await database.close();
     throw err;
   });
-  serviceLogger('broker').info({ replica: broker.replica }, 'ready');
+  const health = await startHealthFromEnv(config, broker.checks).catch(async (err: unknown) => {
+    await broker.close();
+    await database.close();
+    throw err;
+  });
+  serviceLogger('broker').info({ replica: broker.replica, healthPort: health?.port }, 'ready');
   closeOnSignal(
     [
       {
@@ -35,5 +48,7 @@ runMain(async () => {
       },
     ],
     SHUTDOWN_DRAIN_MS,
+    undefined,
+    health,
   );
 });

@@ -5,10 +5,18 @@ import {
   INVOCATION_OUTPUT_MAX_BYTES,
   NoHandlerError,
   SessionUnknownError,
+  type DenialLabel,
   type ParsedRequestOf,
   type ReplyOf,
 } from '@world/contracts';
-import { crashpoint, serviceLogger } from '@world/runtime';
+import {
+  REPLICA,
+  crashpoint,
+  observePhase,
+  serviceLogger,
+  startMark,
+  worldMetrics,
+} from '@world/runtime';
 import { EpisodesRepository } from '../episodes/episodes.repository.js';
 import { EpisodeLease } from '../episodes/lease.js';
 import { worktreeProblem } from '../episodes/worktree.js';
@@ -33,6 +41,9 @@ import {
 
 const log = serviceLogger('broker');
 
+/** The denial label `world_budget_denials_total` counts (world-spec §2.8). */
+const BUDGET_DENIAL: DenialLabel = 'denied:budget';
+
 type ExecuteRequest = ParsedRequestOf<'broker.effect.execute'>;
 type ExecuteReply = ReplyOf<'broker.effect.execute'>;
 type HandlerRun = { ok: true; output: Record<string, unknown> } | { ok: false; reason: string };
@@ -52,6 +63,9 @@ type HandlerRun = { ok: true; output: Record<string, unknown> } | { ok: false; r
  * 4. tx2: result object (success only), record (succeeded or failed: the spend stands,
  *    incident 2), outcome (crash point `before-outcome` just before it).
  * The reply carries the request, result and record objects for the planner's commit.
+ * Every execute that reaches a decision is logged (`effect executed`) and counted in
+ * `world_effects_total` (denied:budget also in `world_budget_denials_total`); the lease wait
+ * and the handler are timed as phases `lease` and `execute` (issue 6 "Operations").
  */
 @Injectable()
 export class ExecuteEffect {
@@ -62,6 +76,7 @@ export class ExecuteEffect {
     private readonly lease: EpisodeLease,
     private readonly policies: PolicyFiles,
     @Inject(HANDLERS) private readonly handlers: HandlerRegistry,
+    @Inject(REPLICA) private readonly replica: string,
   ) {}
 
   /**
@@ -93,12 +108,20 @@ export class ExecuteEffect {
       throw new SessionUnknownError();
     }
     const policy = await this.policies.ensure(episodeId, worktree);
-    const fence =
-      request.fence ?? (await this.lease.acquire({ episodeId, ...request.acquire! })).fence;
+    let fence = request.fence;
+    if (fence === undefined) {
+      const leaseMark = startMark();
+      try {
+        fence = (await this.lease.acquire({ episodeId, ...request.acquire! })).fence;
+      } finally {
+        observePhase(this.replica, 'lease', leaseMark);
+      }
+    }
 
     const requestObject = effectRequestObject({ effect, scope, cost, now, payload });
     const ask = { effect, scope, cost };
     let budgetBefore = 0;
+    let denial: DenialLabel | undefined;
     const { start, ordinal } = await this.effects.begin(episodeId, fence, (spent): EffectStart => {
       const views = session.grants.map((g) => ({
         effect: g.effect,
@@ -109,6 +132,7 @@ export class ExecuteEffect {
       const decision = decide(views, { ...ask, now });
       budgetBefore = decision.remaining;
       if (!decision.allowed) {
+        denial = decision.label;
         const record = effectRecord(ask, requestObject.hash, {
           arm: 'denied',
           budgetBefore,
@@ -135,11 +159,16 @@ export class ExecuteEffect {
       };
     });
     if (start.kind === 'denied') {
+      this.executed({ invocationId, episodeId, effect, status: 'denied', ordinal: null, denial });
+      if (denial === BUDGET_DENIAL)
+        worldMetrics().budgetDenials.inc({ replica: this.replica, effect });
       return reply(fence, 'denied', start.record, null, start.objects);
     }
     crashpoint('after-intent');
 
+    const executeMark = startMark();
     const ran = await this.runHandler(handler, request, { episodeId, worktree, scope, policy });
+    observePhase(this.replica, 'execute', executeMark);
     crashpoint('after-handler');
 
     let row: RecordRow;
@@ -172,6 +201,13 @@ export class ExecuteEffect {
       ran.ok ? 'succeeded' : 'failed',
       () => crashpoint('before-outcome'),
     );
+    this.executed({
+      invocationId,
+      episodeId,
+      effect,
+      status: ran.ok ? 'ok' : 'failed',
+      ordinal: ordinal!,
+    });
     return reply(
       fence,
       ran.ok ? 'ok' : 'failed',
@@ -179,6 +215,27 @@ export class ExecuteEffect {
       ran.ok ? objectJson(written[1]!) : null,
       written,
     );
+  }
+
+  /**
+   * The operator's line and counter of an execute that reached a decision (issue 6): one
+   * `effect executed` line with {replica, invocationId, episodeId, effect, status, ordinal}
+   * (ordinal null for a denial, which has no intent) and `world_effects_total`.
+   */
+  private executed(fields: {
+    invocationId: string;
+    episodeId: string;
+    effect: string;
+    status: ExecuteReply['status'];
+    ordinal: number | null;
+    denial?: DenialLabel;
+  }): void {
+    worldMetrics().effects.inc({
+      replica: this.replica,
+      effect: fields.effect,
+      status: fields.status,
+    });
+    log.info({ replica: this.replica, ...fields }, 'effect executed');
   }
 
   /**

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   DeadlineExceededError,
   LEASE_POLL_MS,
   LeaseLostError,
   type ParsedRequestOf,
 } from '@world/contracts';
+import { REPLICA, elapsedSeconds, startMark, worldMetrics } from '@world/runtime';
 import { EpisodesRepository, type LeaseGrant } from './episodes.repository.js';
 import { LeaseSignals } from './lease-signals.js';
 
@@ -18,18 +19,23 @@ export type AcquireInput = ParsedRequestOf<'broker.episode.acquire'>;
  * releases, by NOTIFY from other replicas, at the holder's expiry, and by a slow poll — then
  * gets DeadlineExceededError. Only holder+fence may renew or release. The row lock makes two
  * holders impossible: every take-over increments the fence, so an old fence is stale.
+ * Counts in `world_lease_waits_total` / `world_lease_wait_seconds` the acquisitions that found
+ * the lease held, and in `world_lease_takeovers_total` those that replaced an expired holder.
  */
 @Injectable()
 export class EpisodeLease {
   constructor(
     private readonly episodes: EpisodesRepository,
     private readonly signals: LeaseSignals,
+    @Inject(REPLICA) private readonly replica: string,
   ) {}
 
   /** @throws DeadlineExceededError when the lease stays held for waitMs */
   async acquire(input: AcquireInput): Promise<LeaseGrant> {
     const deadline = Date.now() + input.waitMs;
     const subscription = this.signals.subscribe(input.episodeId);
+    const metrics = worldMetrics();
+    let waitedSince: bigint | undefined;
     try {
       while (true) {
         const now = Date.now();
@@ -39,9 +45,23 @@ export class EpisodeLease {
           input.ttlMs,
           now,
         );
-        if ('fence' in result) return result;
+        if ('fence' in result) {
+          if (waitedSince !== undefined) {
+            metrics.leaseWaitSeconds.observe(
+              { replica: this.replica },
+              elapsedSeconds(waitedSince),
+            );
+          }
+          if (result.tookOver) metrics.leaseTakeovers.inc({ replica: this.replica });
+          return result;
+        }
+        if (waitedSince === undefined) {
+          waitedSince = startMark();
+          metrics.leaseWaits.inc({ replica: this.replica });
+        }
         const left = deadline - Date.now();
         if (left <= 0) {
+          metrics.leaseWaitSeconds.observe({ replica: this.replica }, elapsedSeconds(waitedSince));
           throw new DeadlineExceededError(
             `lease of episode "${input.episodeId}" is held by another call; waited ${input.waitMs} ms`,
           );
