@@ -13,8 +13,10 @@ import {
   LEDGER_MIGRATIONS_TABLE,
   LEDGER_SERVICE,
 } from './constants.js';
+import { observeHead } from './commit/commit-invocation.js';
 import { bootstrapGenesis } from './genesis/bootstrap-genesis.js';
 import { LedgerModule } from './ledger.module.js';
+import { ReadsRepository } from './reads/reads.repository.js';
 
 /** How to start one ledger replica. */
 export interface StartLedgerOptions {
@@ -33,8 +35,9 @@ const REPLICA_SUFFIX_BYTES = 3;
  * Starts one ledger replica: migrates schema `ledger` (drizzle-kit migrations under advisory lock
  * LEDGER_LOCK_KEY), creates the genesis world on a fresh database (once across replicas,
  * DESIGN.md §7.3), connects the RPC client that emits `ledger.committed`, and serves every
- * `ledger.*` subject in queue group `ledger`.
- * @returns the running replica; close() stops serving and disconnects (the database stays open)
+ * `ledger.*` subject in queue group `ledger`; `world_ledger_head_index` starts at the head read.
+ * @returns the running replica; close() stops taking requests, lets those in flight finish
+ *   (SHUTDOWN_DRAIN_MS) and disconnects (the database stays open)
  * @throws whatever migrating or connecting throws (the process exits non-zero)
  */
 export async function startLedger(options: StartLedgerOptions): Promise<RunningService> {
@@ -55,8 +58,12 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningS
       LEDGER_SERVICE,
       LedgerModule.register({ database, rpc, replica }),
       transport,
+      { replica },
     );
+    const head = await app.get(ReadsRepository).head();
+    if (head !== null) observeHead(replica, head.entryIndex);
   } catch (err) {
+    await app?.close().catch(() => undefined);
     await rpc.close();
     throw err;
   }
@@ -65,6 +72,10 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningS
   return {
     service: LEDGER_SERVICE,
     replica,
+    checks: {
+      database: () => database.ping(),
+      ...(transport.kind === 'nats' && { nats: () => rpc.ping() }),
+    },
     close() {
       closed ??= (async () => {
         await microservice.close();

@@ -1,9 +1,17 @@
 /**
  * The ledger's distributed process: `node apps/ledger/dist/main.js` with NATS_URL and
- * DATABASE_URL set (missing or malformed → exit 2). Logs one JSON line `ready` when it serves.
+ * DATABASE_URL set (missing or malformed → exit 2). Serves /livez, /readyz and /metrics on
+ * WORLD_HEALTH_PORT when set. Logs one JSON line `ready` (with `healthPort`) when it serves.
  */
 import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
-import { closeOnSignal, loadConfig, openPostgres, runMain, serviceLogger } from '@world/runtime';
+import {
+  closeOnSignal,
+  loadConfig,
+  openPostgres,
+  runMain,
+  serviceLogger,
+  startHealthFromEnv,
+} from '@world/runtime';
 import { startLedger } from './boot.js';
 import { LedgerEnv } from './config.js';
 import { LEDGER_SERVICE } from './constants.js';
@@ -18,6 +26,14 @@ runMain(async () => {
     database,
     replica: config.WORLD_REPLICA,
   });
-  serviceLogger(LEDGER_SERVICE).info({ replica: service.replica }, 'ready');
-  closeOnSignal([service], SHUTDOWN_DRAIN_MS, () => void database.close());
+  const health = await startHealthFromEnv(config, service.checks).catch(async (err: unknown) => {
+    await service.close();
+    await database.close();
+    throw err;
+  });
+  serviceLogger(LEDGER_SERVICE).info(
+    { replica: service.replica, healthPort: health?.port },
+    'ready',
+  );
+  closeOnSignal([service], SHUTDOWN_DRAIN_MS, () => database.close(), health);
 });

@@ -9,7 +9,7 @@ import {
   type ReplyOf,
   type RequestOf,
 } from '@world/contracts';
-import { crashpoint, serviceLogger, type RpcClient } from '@world/runtime';
+import { crashpoint, serviceLogger, worldMetrics, type RpcClient } from '@world/runtime';
 import { LEDGER_SERVICE } from '../constants.js';
 import {
   chainToolCommit,
@@ -26,6 +26,8 @@ const log = serviceLogger(LEDGER_SERVICE);
 export interface CommitDeps {
   repository: CommitRepository;
   events: Pick<RpcClient, 'emit'>;
+  /** this replica's name: `world_ledger_head_index{replica}` follows its commits when given */
+  replica?: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function commitInvocation(
   });
 
   if (!reply.replayed) {
-    announce(deps.events, {
+    afterCommit(deps, {
       entryIndex: reply.entryIndex,
       entryHash: reply.entryHash,
       worldRef: reply.worldRef,
@@ -110,6 +112,33 @@ export async function requireResolvable(
         `${field}: object ${ref} is neither carried by the commit nor stored`,
       );
   }
+}
+
+/** The highest entry index each replica of this process committed or read at start. */
+const headSeen = new Map<string, number>();
+
+/**
+ * Records a head this replica saw (after a commit, or read at start) in
+ * `world_ledger_head_index{replica}`; an older index never lowers it (commits of one replica
+ * may answer out of order).
+ */
+export function observeHead(replica: string, entryIndex: number): void {
+  if (entryIndex <= (headSeen.get(replica) ?? -1)) return;
+  headSeen.set(replica, entryIndex);
+  worldMetrics().ledgerHeadIndex.set({ replica }, entryIndex);
+}
+
+/**
+ * What follows a committed entry (issue 6 "Operations"): the head metric, one `entry committed`
+ * line (it carries the invocation id of the call it commits), then the `ledger.committed` event.
+ */
+export function afterCommit(deps: CommitDeps, event: RequestOf<'ledger.committed'>): void {
+  if (deps.replica !== undefined) observeHead(deps.replica, event.entryIndex);
+  log.info(
+    { entryIndex: event.entryIndex, entryHash: event.entryHash, writtenBy: event.writtenBy },
+    'entry committed',
+  );
+  announce(deps.events, event);
 }
 
 /**

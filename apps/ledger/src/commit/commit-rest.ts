@@ -14,7 +14,7 @@ import {
   verifyWireObjects,
   type RestCommitRequest,
 } from './chain.js';
-import { announce, requireResolvable, type CommitDeps } from './commit-invocation.js';
+import { afterCommit, requireResolvable, type CommitDeps } from './commit-invocation.js';
 import type { CommitTx } from './commit.repository.js';
 
 /** The outcome of the intent transaction: answer a resend, or go on to the commit. */
@@ -94,7 +94,7 @@ export async function commitRest(
 
   if (step.kind === 'refused') throw step.error;
   if (step.kind === 'committed') {
-    announce(deps.events, {
+    afterCommit(deps, {
       entryIndex: request.entry.header.entryIndex,
       entryHash: request.entry.entryHash,
       worldRef: request.nextWorld.ref,

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseRequest } from '@world/contracts';
-import { RPC, type RpcClient } from '@world/runtime';
+import { REPLICA, RPC, type RpcClient } from '@world/runtime';
 import { commitInvocation } from './commit-invocation.js';
 import { commitRest } from './commit-rest.js';
 import { CommitRepository } from './commit.repository.js';
@@ -12,10 +12,11 @@ export class CommitController {
   constructor(
     private readonly repository: CommitRepository,
     @Inject(RPC) private readonly events: RpcClient,
+    @Inject(REPLICA) private readonly replica: string,
   ) {}
 
   private deps() {
-    return { repository: this.repository, events: this.events };
+    return { repository: this.repository, events: this.events, replica: this.replica };
   }
 
   @MessagePattern('ledger.commit')
