@@ -11,7 +11,7 @@ import { gatewayUrl, sessionToken, type Warn } from './client/credentials.js';
 import { preview } from './client/format.js';
 import { GatewayClient, GatewayHttpError, httpError } from './client/http.js';
 import { HOST_FAILURE_CODE, McpCallError, McpClient } from './client/mcp.js';
-import type { Output } from './operator.js';
+import { warner, type Output } from './operator.js';
 import { CliError } from './util.js';
 
 /** The `_meta` key of a caller's idempotency key (DESIGN.md §7.4). */
@@ -46,7 +46,7 @@ export async function toolsList(
   env: NodeJS.ProcessEnv,
   io: Output,
 ): Promise<void> {
-  const token = await requireSession(options.session, env, io.err);
+  const token = await requireSession(options.session, env, warner(io));
   const mcp = await McpClient.connect(gatewayUrl(env), token);
   try {
     const tools = await mcp.listTools();
@@ -195,7 +195,7 @@ export async function call(tool: string, options: CallOptions, ctx: CallContext)
     );
   }
   const args = await callArguments(options, ctx.stdin);
-  const token = await requireSession(options.session, ctx.env, ctx.io.err);
+  const token = await requireSession(options.session, ctx.env, warner(ctx.io));
   const url = gatewayUrl(ctx.env);
   const reads = new GatewayClient(url, token);
   const mcp = await McpClient.connect(url, token);

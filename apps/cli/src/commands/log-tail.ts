@@ -22,7 +22,7 @@ import {
   type LogEntry,
   type Provenance,
 } from './client/provenance.js';
-import type { Output } from './operator.js';
+import { warner, type Output } from './operator.js';
 import { CliError } from './util.js';
 
 /** The record semantic ids of an invocation (world-spec §2.13, §2.14). */
@@ -107,7 +107,7 @@ export async function logTail(
   const from = parseFromOption(options.from);
   const client = new GatewayClient(
     gatewayUrl(env),
-    await readerToken(options.session, env, io.err),
+    await readerToken(options.session, env, warner(io)),
   );
   const reads = new HttpProvenance(client);
   const head = await reads.head();
@@ -175,7 +175,7 @@ export async function follow(
       if (stop.signal.aborted) break;
       if (end.kind === 'end') continue;
       io.err(
-        `log stream ${end.kind === 'error' ? `failed: ${end.message}` : 'closed'}; reconnecting from #${next} in ${backoff} ms`,
+        `world: log stream ${end.kind === 'error' ? `failed: ${end.message}` : 'closed'}; reconnecting from #${next} in ${backoff} ms`,
       );
       await sleep(backoff, stop.signal);
       backoff = Math.min(backoff * 2, LOG_TAIL_BACKOFF_MAX_MS);

@@ -19,6 +19,11 @@ export interface Output {
   err(line: string): void;
 }
 
+/** A warning line on stderr: `world: warning: <message>`. */
+export function warner(io: Output): (message: string) => void {
+  return (message) => io.err(`world: warning: ${message}`);
+}
+
 /** The process streams. */
 export const STDIO: Output = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -186,8 +191,9 @@ export async function sessionMint(
 }
 
 /**
- * `world session revoke <credential-id>`: the next request with that session is "unknown"
- * (world-spec §7.4).
+ * `world session revoke <credential-id>`: the next request with that session is refused
+ * (world-spec §7.4). Revoking a revoked session again says `revoked` again; an id the broker
+ * does not know says `no session credential <id>; nothing to revoke` (exit 0 both).
  * @throws CliError exit 2 for an id that is not 64 hex; GatewayHttpError for a refusal
  */
 export async function sessionRevoke(
@@ -208,7 +214,7 @@ export async function sessionRevoke(
   io.out(
     reply.revoked
       ? `revoked session credential ${credentialId}`
-      : `session credential ${credentialId} was not live; nothing to revoke`,
+      : `no session credential ${credentialId}; nothing to revoke`,
   );
 }
 

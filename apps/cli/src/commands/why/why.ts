@@ -9,7 +9,7 @@ import { shortRef } from '../client/format.js';
 import { GatewayClient } from '../client/http.js';
 import { HttpProvenance } from '../client/provenance.js';
 import { EXIT_INTEGRITY } from '../agent.js';
-import type { Output } from '../operator.js';
+import { warner, type Output } from '../operator.js';
 import { CliError } from '../util.js';
 import { locate, NotFoundTarget, parseScan, parseTarget, type Located } from './target.js';
 import { walk, type Link } from './walk.js';
@@ -79,7 +79,7 @@ export async function why(
           )
       : stdin;
   const reads = new HttpProvenance(
-    new GatewayClient(gatewayUrl(env), await readerToken(options.session, env, io.err)),
+    new GatewayClient(gatewayUrl(env), await readerToken(options.session, env, warner(io))),
   );
   const located = await locate(reads, target, { scan, stdin: read });
   const links = await walk(reads, located);
