@@ -158,6 +158,14 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   /** Stops taking work, then waits up to drainMs for the requests in flight. */
   async close(): Promise<void> {
     for (const off of this.unregister.splice(0)) off();
+    logger.info(
+      {
+        service: this.attributes[SERVICE_ATTRIBUTE],
+        replica: this.attributes[REPLICA_ATTRIBUTE],
+        inFlight: this.inflight.size,
+      },
+      'stopped taking work',
+    );
     if (!(await this.inflight.idle(this.drainMs))) {
       logger.warn(
         { inFlight: this.inflight.size, drainMs: this.drainMs },

@@ -150,6 +150,14 @@ export class PrefixedNatsServer extends ServerNats {
     if (nc === null || nc === undefined) return;
     self.natsClient = null;
     await Promise.allSettled(self.subscriptions.splice(0).map((sub) => sub.drain()));
+    logger.info(
+      {
+        service: this.transport.queue,
+        replica: this.transport.replica,
+        inFlight: this.inflight.size,
+      },
+      'stopped taking work',
+    );
     const drainMs = this.transport.drainMs ?? SHUTDOWN_DRAIN_MS;
     if (!(await this.inflight.idle(drainMs))) {
       logger.warn(
