@@ -4,6 +4,7 @@
  * issue 7 against each, prints the table and the target checks, and writes
  * bench/results/<date>.json (and .md). `--profile` runs the profiling pass instead (profile.ts).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,20 @@ export function parseArgs(argv: string[]): BenchArgs {
   return { profile, only, profiling, keep };
 }
 
+/** The commit of the tree the run measured, and whether it had uncommitted changes. */
+function gitState(): { head: string; dirty: boolean } | undefined {
+  try {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+        encoding: 'utf8',
+      }).trim() !== '';
+    return { head, dirty };
+  } catch {
+    return undefined;
+  }
+}
+
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 async function withTarget<T>(
@@ -106,6 +121,7 @@ async function withTarget<T>(
 async function runBench(args: BenchArgs): Promise<RunReport> {
   const started = Date.now();
   const loadavgStart = loadavg();
+  const git = gitState();
   const root = await mkdtemp(join(tmpdir(), 'world-bench-'));
   const runTag = `b${Date.now().toString(36)}`;
   const fixture = await writeFixture(root);
@@ -192,6 +208,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
     date,
     mode: p.name,
     profile: p,
+    git,
     machine: {
       cpus: cpus().length,
       node: process.versions.node,

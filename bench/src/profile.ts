@@ -25,6 +25,11 @@ import { adminUrl, startDistributedTarget, type DistributedTarget } from './targ
 import type { ClientCredential } from './targets/target.js';
 import { RssSampler } from './proc.js';
 
+/** Now on CLOCK_MONOTONIC in µs, the clock V8 stamps --cpu-prof samples with. */
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
 const RESULTS_DIR =
   process.env.WORLD_BENCH_RESULTS_DIR ?? fileURLToPath(new URL('../results/', import.meta.url));
 /** Statements listed per phase. */
@@ -33,6 +38,8 @@ const TOP_STATEMENTS = 12;
 /** One profiled phase. */
 interface PhaseReport {
   name: string;
+  /** the phase's interval on CLOCK_MONOTONIC, µs (the clock of --cpu-prof samples) */
+  windowUs: [number, number];
   calls: number;
   summary: Summary;
   cpuMsPerCall: Record<string, number>;
@@ -61,7 +68,9 @@ async function phase(
   const before = cpuSnapshot(watched);
   tap.start();
   sampler.start();
+  const startUs = monotonicUs();
   const result = await run();
+  const endUs = monotonicUs();
   const pg = await sampler.stop();
   const nats = await tap.stop();
   const cpu = cpuPerCall(
@@ -88,6 +97,7 @@ async function phase(
   );
   return {
     name,
+    windowUs: [startUs, endUs],
     calls,
     summary,
     cpuMsPerCall: cpu,
@@ -232,26 +242,36 @@ export async function runProfile(
     if (!closed) await target.close().catch(() => undefined);
   }
 
-  const profiles: Record<string, ProfileSummary> = {};
+  // Per service: the tools/call phases together, and the log reads, each from its own windows.
+  const callWindows = phases.filter((p) => !p.name.startsWith('GET')).map((p) => p.windowUs);
+  const readWindows = phases.filter((p) => p.name.startsWith('GET')).map((p) => p.windowUs);
+  const profiles: Record<string, { calls: ProfileSummary; reads: ProfileSummary }> = {};
   for (const file of await readdir(profDir)) {
-    const pid = Number(/\.(\d+)\.\d+\.cpuprofile$/.exec(file)?.[1]);
+    const pid = Number(/^CPU\.\d+\.\d+\.(\d+)\./.exec(file)?.[1]);
     const name = pids[pid] ?? file;
-    profiles[name] = summarizeProfile(
-      JSON.parse(await readFile(join(profDir, file), 'utf8')) as CpuProfile,
-    );
+    const cpu = JSON.parse(await readFile(join(profDir, file), 'utf8')) as CpuProfile;
+    profiles[name] = {
+      calls: summarizeProfile(cpu, 20, callWindows),
+      reads: summarizeProfile(cpu, 10, readWindows),
+    };
   }
   for (const p of phases) printPhase(p, log);
   log('\nEXPLAIN ANALYZE of the log range (ledger.log.range):');
   log(explains['ledger.log.range']!);
-  for (const [name, s] of Object.entries(profiles)) {
-    log(
-      `\n== CPU profile of ${name}: ${s.busyMs.toFixed(0)} ms busy of ${s.totalMs.toFixed(0)} ms profiled (whole process life: start-up, fill, every phase)`,
-    );
-    log(
-      `by area:     ${s.areas.map((a) => `${a.name} ${(a.share * 100).toFixed(1)}%`).join(', ')}`,
-    );
-    log('by function (self time):');
-    for (const f of s.functions) log(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.name}`);
+  for (const [name, both] of Object.entries(profiles)) {
+    for (const [label, s] of [
+      ['tools/call phases', both.calls],
+      ['log-read phase', both.reads],
+    ] as const) {
+      log(
+        `\n== CPU profile of ${name}, ${label}: ${s.busyMs.toFixed(0)} ms busy of ${s.totalMs.toFixed(0)} ms`,
+      );
+      log(
+        `by area:     ${s.areas.map((a) => `${a.name} ${(a.share * 100).toFixed(1)}%`).join(', ')}`,
+      );
+      log('by function (self time):');
+      for (const f of s.functions) log(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.name}`);
+    }
   }
   await mkdir(RESULTS_DIR, { recursive: true });
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');

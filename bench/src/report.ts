@@ -33,6 +33,8 @@ export interface RunReport {
   mode: Profile['name'];
   profile: Profile;
   machine: { cpus: number; node: string; loadavgStart: number[]; loadavgEnd: number[] };
+  /** the commit the services were built from, and whether the tree had uncommitted changes */
+  git?: { head: string; dirty: boolean };
   durationS: number;
   scenarios: ScenarioResult[];
   /** VmHWM of every process at the end of its target's run, MB */
@@ -333,7 +335,7 @@ export function formatMarkdown(report: RunReport): string {
     )
     .join('; ');
   return [
-    `Run ${report.date} (${report.mode}), ${report.machine.cpus} CPUs, Node ${report.machine.node}, load average ${report.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at start, ${report.machine.loadavgEnd.map((l) => l.toFixed(1)).join(' ')} at end; ${report.durationS.toFixed(0)} s.`,
+    `Run ${report.date} (${report.mode})${report.git ? ` at ${report.git.head.slice(0, 7)}${report.git.dirty ? ' (uncommitted changes in the tree)' : ''}` : ''}, ${report.machine.cpus} CPUs, Node ${report.machine.node}, load average ${report.machine.loadavgStart.map((l) => l.toFixed(1)).join(' ')} at start, ${report.machine.loadavgEnd.map((l) => l.toFixed(1)).join(' ')} at end; ${report.durationS.toFixed(0)} s.`,
     '',
     ...table,
     '',

@@ -73,4 +73,33 @@ describe('summarizeProfile', () => {
       ],
     });
   });
+
+  it('counts only the samples inside the windows (CLOCK_MONOTONIC µs)', () => {
+    const profile: CpuProfile = {
+      nodes: [
+        {
+          id: 1,
+          callFrame: {
+            functionName: 'parse',
+            url: 'file:///r/node_modules/zod/v4/parse.js',
+            lineNumber: 9,
+          },
+        },
+        {
+          id: 2,
+          callFrame: {
+            functionName: 'commit',
+            url: 'file:///r/apps/ledger/dist/commit.js',
+            lineNumber: 0,
+          },
+        },
+      ],
+      samples: [2, 1, 1, 2],
+      timeDeltas: [5000, 3000, 3000, 2000],
+      startTime: 100_000,
+      endTime: 113_000,
+    };
+    const s = summarizeProfile(profile, 15, [[107_000, 112_000]]);
+    expect([s.totalMs, s.busyMs, s.areas]).toEqual([5, 6, [{ name: 'zod', ms: 6, share: 1 }]]);
+  });
 });

@@ -26,7 +26,7 @@ export interface SelfTime {
 
 /** Where the self time of a profile went. */
 export interface ProfileSummary {
-  /** profiled wall time, ms */
+  /** profiled wall time (of the windows, when given), ms */
   totalMs: number;
   /** non-idle samples' time, ms */
   busyMs: number;
@@ -65,13 +65,27 @@ function shortUrl(url: string): string {
   return w ? w[1]! : url;
 }
 
-/** Self time by area and by function (top `top` of each), idle excluded from the shares. */
-export function summarizeProfile(profile: CpuProfile, top = 15): ProfileSummary {
+/**
+ * Self time by area and by function (top `top` of each), idle excluded from the shares.
+ * @param windows when given, only samples taken inside one of these [start, end) intervals
+ *   count; they are in the profile's clock (µs of CLOCK_MONOTONIC, as process.hrtime)
+ */
+export function summarizeProfile(
+  profile: CpuProfile,
+  top = 15,
+  windows?: Array<[number, number]>,
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) =>
-    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
-  );
+  let t = profile.startTime;
+  let windowUs = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    t += delta;
+    if (windows !== undefined && !windows.some(([a, b]) => t >= a && t < b)) return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
+  if (windows !== undefined) for (const [a, b] of windows) windowUs += b - a;
   const areas = new Map<string, number>();
   const functions = new Map<string, number>();
   let busyUs = 0;
@@ -91,7 +105,7 @@ export function summarizeProfile(profile: CpuProfile, top = 15): ProfileSummary 
       .slice(0, top)
       .map(([name, us]) => ({ name, ms: us / US_PER_MS, share: busyUs === 0 ? 0 : us / busyUs }));
   return {
-    totalMs: (profile.endTime - profile.startTime) / US_PER_MS,
+    totalMs: (windows === undefined ? profile.endTime - profile.startTime : windowUs) / US_PER_MS,
     busyMs: busyUs / US_PER_MS,
     areas: rank(areas),
     functions: rank(functions),
