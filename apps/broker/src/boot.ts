@@ -18,6 +18,8 @@ import { RecoverIntents, type IndeterminateIntent } from './effects/recover-inte
 import { isInside } from './handlers/confinement.js';
 import type { EffectHandler } from './handlers/registry.js';
 import { workspaceHandlers } from './handlers/workspace.js';
+import { ailangHandlers } from './handlers/ailang.js';
+import { toolchainFromEnv, type Toolchain } from '@world/ailang';
 import type { BrokerSettings } from './settings.js';
 
 /** drizzle-kit migrations of schema `broker` (apps/broker/drizzle, beside src/ and dist/). */
@@ -37,8 +39,16 @@ export interface BrokerOptions {
   worldHome?: string;
   /** episode worktrees (default <worldHome>/worktrees) */
   workspaceRoot?: string;
-  /** handlers merged over the workspace handlers (e.g. the Ailang.* effects) */
+  /** handlers merged over the workspace and AILANG handlers (tests) */
   handlers?: Record<string, EffectHandler>;
+  /** the AILANG toolchain (default: toolchainFromEnv(): AILANG_BIN, else the embedded subset) */
+  toolchain?: Toolchain;
+  /** the operator's examples corpus for examples-search (must lie outside the workspace root) */
+  examplesDir?: string;
+  /** ailang-run caps beyond IO and FS the operator enables (world-spec §3.5) */
+  runAllowCaps?: string[];
+  /** IP:PORT literals a Net run may reach */
+  netAllow?: string[];
   /** the invocation deadline the policy timeout derives from (default CALL_DEADLINE_MS) */
   callDeadlineMs?: number;
 }
@@ -56,7 +66,7 @@ export interface RunningBroker extends RunningService {
  *   (world-spec §2.3, §8.2: agents must not reach their own policy)
  */
 export async function resolveBrokerSettings(
-  options: Pick<BrokerOptions, 'worldHome' | 'workspaceRoot' | 'callDeadlineMs'>,
+  options: Pick<BrokerOptions, 'worldHome' | 'workspaceRoot' | 'callDeadlineMs' | 'examplesDir'>,
   replica: string,
 ): Promise<BrokerSettings> {
   const home = resolve(options.worldHome ?? '.world');
@@ -71,10 +81,18 @@ export async function resolveBrokerSettings(
       `broker: invalid configuration: the policies directory ${policiesDir} lies inside the workspace root ${workspaceRoot}`,
     );
   }
+  const examplesDir =
+    options.examplesDir === undefined ? undefined : await realpath(resolve(options.examplesDir));
+  if (examplesDir !== undefined && isInside(workspaceRoot, examplesDir)) {
+    throw new ConfigError(
+      `broker: invalid configuration: the examples corpus ${examplesDir} lies inside the workspace root ${workspaceRoot}`,
+    );
+  }
   return {
     workspaceRoot,
     worldHome,
     policiesDir,
+    examplesDir,
     policyTimeoutMs: deadlineTable(options.callDeadlineMs ?? CALL_DEADLINE_MS).policyTimeoutMs,
     replica,
   };
@@ -103,7 +121,16 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     throw err;
   }
   const rpc = await connectRpc(options.transport, `broker-${replica}`);
-  const handlers = { ...workspaceHandlers(), ...options.handlers };
+  const handlers = {
+    ...workspaceHandlers(),
+    ...(await ailangHandlers(options.toolchain ?? toolchainFromEnv(), {
+      examplesDir: settings.examplesDir,
+      runAllowCaps: options.runAllowCaps ?? [],
+      netAllow: options.netAllow ?? [],
+      cacheRoot: join(settings.worldHome, 'cache'),
+    })),
+    ...options.handlers,
+  };
   const app = await startMicroservice(
     'broker',
     BrokerModule.register({ database, rpc, replica, settings, handlers }),

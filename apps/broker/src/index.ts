@@ -28,7 +28,6 @@ export {
 } from './sessions/resolve-session.js';
 export {
   renderPolicy,
-  tomlString,
   FS_DENY_WRITE,
   type PolicyInput,
   type RenderedPolicy,

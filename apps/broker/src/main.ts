@@ -13,6 +13,7 @@ import {
   serviceLogger,
   startHealthFromEnv,
 } from '@world/runtime';
+import { toolchainFromEnv } from '@world/ailang';
 import { startBroker } from './boot.js';
 import { BrokerEnv } from './config.js';
 
@@ -26,6 +27,10 @@ runMain(async () => {
     worldHome: config.WORLD_HOME,
     workspaceRoot: config.WORLD_WORKSPACE_ROOT,
     callDeadlineMs: config.WORLD_CALL_DEADLINE_MS,
+    examplesDir: config.WORLD_EXAMPLES_DIR,
+    runAllowCaps: config.WORLD_RUN_ALLOW_CAPS,
+    netAllow: config.WORLD_RUN_NET_ALLOW,
+    toolchain: toolchainFromEnv({ AILANG_BIN: config.AILANG_BIN }),
   }).catch(async (err: unknown) => {
     await database.close();
     throw err;

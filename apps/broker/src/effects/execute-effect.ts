@@ -251,7 +251,7 @@ export class ExecuteEffect {
     },
   ): Promise<HandlerRun> {
     const { effect, payload } = request.effect;
-    const op = payload.op;
+    const op = handler.opOf === undefined ? payload.op : handler.opOf(payload);
     if (typeof op !== 'string' || !handler.ops.includes(op)) {
       return { ok: false, reason: `op ${JSON.stringify(op ?? null)} is not allowed for ${effect}` };
     }
@@ -278,11 +278,10 @@ export class ExecuteEffect {
       }
       if (Object.hasOwn(raw, 'world'))
         return { ok: false, reason: 'handler output carries the reserved key "world"' };
-      const output = {
-        ...raw,
-        tool: handler.tool ?? BROKER_TOOL_REF,
-        policy_digest: base.policy.digest,
-      };
+      const output =
+        handler.stamp === false
+          ? raw
+          : { ...raw, tool: handler.tool ?? BROKER_TOOL_REF, policy_digest: base.policy.digest };
       const bytes = canonicalBytes(output);
       if (bytes.length > INVOCATION_OUTPUT_MAX_BYTES) {
         return {

@@ -31,6 +31,10 @@ export interface EffectHandler {
   scopes: readonly string[];
   /** ref identifying the implementation, stamped as `tool` (default: the broker's own) */
   tool?: Ref;
+  /** the op of a payload, checked against `ops` (default: `payload.op`; the run path has none) */
+  opOf?(payload: Record<string, unknown>): unknown;
+  /** stamp `tool` and `policy_digest` on the output (default true; ailang-run outputs carry `policy`) */
+  stamp?: boolean;
   run(payload: Record<string, unknown>, ctx: HandlerContext): Promise<HandlerOutput>;
 }
 

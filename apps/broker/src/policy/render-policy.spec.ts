@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { deadlineTable } from '@world/contracts';
-import { renderPolicy, tomlString } from './render-policy.js';
+import { renderPolicy } from './render-policy.js';
 
 describe('renderPolicy (world-spec §7.6, world-internals §8.2)', () => {
   it('renders the restricted policy with the worktree as sandbox and the derived timeout', () => {
-    const { text, digest } = renderPolicy({
+    const { text, digest, policy } = renderPolicy({
       worktree: '/ws/ep1',
       timeoutMs: deadlineTable().policyTimeoutMs,
     });
@@ -24,21 +24,28 @@ describe('renderPolicy (world-spec §7.6, world-internals §8.2)', () => {
     );
     expect(digest).toBe(createHash('sha256').update(text).digest('hex'));
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(policy).toEqual({
+      security_mode: 'restricted',
+      allowed_caps: ['IO', 'FS'],
+      fs_sandbox: '/ws/ep1',
+      timeout_ms: 8000,
+      fs_deny_write: [
+        '.github/**',
+        '.pi/**',
+        '.claude/**',
+        '.ailang/**',
+        '.gitmodules',
+        '.gitattributes',
+      ],
+      entry: 'main',
+      budgets: { FS: 1000 },
+    });
   });
 
   it('gives a different digest for a different worktree', () => {
     expect(renderPolicy({ worktree: '/ws/a', timeoutMs: 8000 }).digest).not.toBe(
       renderPolicy({ worktree: '/ws/b', timeoutMs: 8000 }).digest,
     );
-  });
-
-  it.each([
-    ['plain', 'plain', '"plain"'],
-    ['quote and backslash', 'a"b\\c', '"a\\"b\\\\c"'],
-    ['control characters', 'a\nb\u0001\u007f', '"a\\nb\\u0001\\u007f"'],
-    ['non-ASCII kept literally', 'é ſ', '"é ſ"'],
-  ])('escapes %s as a TOML basic string (TOML 1.0)', (_name, value, expected) => {
-    expect(tomlString(value)).toBe(expected);
   });
 
   it('refuses a relative sandbox and a non-positive timeout', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { policyDigest, renderPolicyToml, type AilangPolicy } from '@world/ailang';
 import { AILANG_FS_BUDGET } from '@world/contracts';
 
 /**
@@ -22,8 +22,10 @@ export interface PolicyInput {
   timeoutMs: number;
 }
 
-/** A rendered episode policy: its TOML text and the digest tools report as `policy_digest`. */
+/** A rendered episode policy: its structure, TOML text and the digest tools report as `policy_digest`. */
 export interface RenderedPolicy {
+  /** the policy the AILANG toolchain enforces (its TOML is `text`) */
+  policy: AilangPolicy;
   text: string;
   /** sha256 of the rendered bytes, 64 lowercase hex, no prefix (world-spec §3.0) */
   digest: string;
@@ -32,8 +34,9 @@ export interface RenderedPolicy {
 /**
  * Renders an episode's AILANG policy file (world-spec §7.6, world-internals §8.2): restricted
  * mode, caps IO and FS, the worktree as fs_sandbox, the supervisor timeout, the deny list,
- * entry `main`, and the inner FS budget. Pure: the same input gives the same bytes, so the
- * digest identifies the policy. Key order is fixed (the reference leaves it undocumented).
+ * entry `main`, and the inner FS budget. The TOML encoding is the AILANG package's
+ * (renderPolicyToml), so the broker and the toolchain agree byte for byte. Pure: the same input
+ * gives the same bytes, so the digest identifies the policy.
  * @throws RangeError when timeoutMs is not a positive integer or worktree is not absolute
  */
 export function renderPolicy(input: PolicyInput): RenderedPolicy {
@@ -42,40 +45,15 @@ export function renderPolicy(input: PolicyInput): RenderedPolicy {
   }
   if (!input.worktree.startsWith('/'))
     throw new RangeError(`fs_sandbox must be absolute, got ${input.worktree}`);
-  const text = [
-    `security_mode = ${tomlString('restricted')}`,
-    `allowed_caps = [${['IO', 'FS'].map(tomlString).join(', ')}]`,
-    `fs_sandbox = ${tomlString(input.worktree)}`,
-    `timeout_ms = ${input.timeoutMs}`,
-    `fs_deny_write = [${FS_DENY_WRITE.map(tomlString).join(', ')}]`,
-    `entry = ${tomlString('main')}`,
-    '',
-    '[budgets]',
-    `FS = ${AILANG_FS_BUDGET}`,
-    '',
-  ].join('\n');
-  return { text, digest: createHash('sha256').update(text, 'utf8').digest('hex') };
+  const policy: AilangPolicy = {
+    security_mode: 'restricted',
+    allowed_caps: ['IO', 'FS'],
+    fs_sandbox: input.worktree,
+    timeout_ms: input.timeoutMs,
+    fs_deny_write: [...FS_DENY_WRITE],
+    entry: 'main',
+    budgets: { FS: AILANG_FS_BUDGET },
+  };
+  const text = renderPolicyToml(policy);
+  return { policy, text, digest: policyDigest(text) };
 }
-
-/** A TOML basic string (TOML 1.0 §String): quotes, backslashes and control characters escaped. */
-export function tomlString(value: string): string {
-  let out = '"';
-  for (const ch of value) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (code < CONTROL_END || code === DELETE)
-      out += `\\u${code.toString(HEX).padStart(UNICODE_ESCAPE_WIDTH, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
-// TOML forbids U+0000–U+001F and U+007F unescaped in basic strings; \uXXXX is four hex digits.
-const CONTROL_END = 0x20;
-const DELETE = 0x7f;
-const HEX = 16;
-const UNICODE_ESCAPE_WIDTH = 4;
