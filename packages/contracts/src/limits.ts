@@ -215,3 +215,15 @@ export const READINESS_CHECK_MS = 2_000;
 export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, CALL_DEADLINE_MS / 1000,
 ];
+
+// ---------------------------------------------------------------- world up (apps/cli/src/system/up.ts)
+
+/** `world up` waits this long for every process to log "ready" before it stops them all. */
+export const UP_READY_TIMEOUT_MS = 60_000;
+/**
+ * A SIGTERM'd process gets its own drain (SHUTDOWN_DRAIN_MS, world-spec §10) plus this margin to
+ * close its connections before `world up` sends SIGKILL.
+ */
+export const UP_STOP_MARGIN_MS = 2_000;
+/** `--replicas` accepts 1-99 processes per service. */
+export const UP_MAX_REPLICAS = 99;
