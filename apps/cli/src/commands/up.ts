@@ -1,7 +1,5 @@
 import { startUp, type UpSystem } from '../system/up.js';
 
-export { UP_READY_TIMEOUT_MS } from '../system/up.js';
-
 /**
  * `world up [--replicas …]`: starts each service as its own process against NATS_URL and
  * DATABASE_URL (distributed mode, DESIGN.md §5; startUp), prints the gateways, each process's

@@ -2,7 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
+import {
+  SHUTDOWN_DRAIN_MS,
+  UP_MAX_REPLICAS,
+  UP_READY_TIMEOUT_MS,
+  UP_STOP_MARGIN_MS,
+} from '@world/contracts';
 import { loadOperatorCredential, OPERATOR_TOKEN_FILE_NAME } from '@world/gateway';
 import { NatsRpcClient } from '@world/runtime';
 import { CliError } from '../commands/util.js';
@@ -16,15 +21,8 @@ export type ServiceName = (typeof SERVICES)[number];
 /** How many processes of each service. */
 export type Replicas = Record<ServiceName, number>;
 
-/** How long `world up` waits for every process to log "ready". */
-export const UP_READY_TIMEOUT_MS = 60_000;
-/**
- * How long `stop()` waits for a SIGTERM'd process before it sends SIGKILL: the service's own
- * drain (SHUTDOWN_DRAIN_MS, world-spec §10) plus time to close its connections.
- */
-export const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + 2_000;
-/** The largest replica count per service `--replicas` accepts. */
-export const UP_MAX_REPLICAS = 99;
+/** How long `stop()` waits for a SIGTERM'd process before it sends SIGKILL. */
+export const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + UP_STOP_MARGIN_MS;
 
 /**
  * Parses `--replicas gateway=2,planner=2,broker=3,ledger=2` (unnamed services get 1).
@@ -332,6 +330,8 @@ export async function startUp(
     ...env,
     WORLD_HOME: paths.home,
     WORLD_WORKSPACE_ROOT: paths.workspaceRoot,
+    // Health servers listen where the gateways do (loopback unless WORLD_BIND says otherwise).
+    WORLD_HEALTH_HOST: env.WORLD_HEALTH_HOST || bind.host,
   };
   let operatorTokenFile: string | undefined;
   if (!env.WORLD_OPERATOR_TOKEN) {

@@ -1,0 +1,124 @@
+import { fileURLToPath } from 'node:url';
+import { UP_MAX_REPLICAS } from '@world/contracts';
+import { CliError } from '../commands/util.js';
+import { parseReplicas, parseUpBind, replicaEnv, serviceEntry, SERVICES } from './up.js';
+
+const APPS = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('parseReplicas (issue 6: world up --replicas)', () => {
+  it.each([
+    ['absent: one of each', undefined, { ledger: 1, broker: 1, planner: 1, gateway: 1 }],
+    ['empty: one of each', '', { ledger: 1, broker: 1, planner: 1, gateway: 1 }],
+    [
+      'the issue example',
+      'gateway=2,planner=2,broker=3,ledger=2',
+      { ledger: 2, broker: 3, planner: 2, gateway: 2 },
+    ],
+    [
+      'unnamed services keep 1, spaces allowed',
+      ' broker=3 ',
+      { ledger: 1, broker: 3, planner: 1, gateway: 1 },
+    ],
+    [
+      'the largest count',
+      `planner=${UP_MAX_REPLICAS}`,
+      { ledger: 1, broker: 1, planner: UP_MAX_REPLICAS, gateway: 1 },
+    ],
+  ])('%s', (_name, text, expected) => {
+    expect(parseReplicas(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['an unknown service', 'cache=2', 'cache=2'],
+    ['zero', 'broker=0', 'broker=0'],
+    ['past the largest count', 'broker=100', 'broker=100'],
+    ['a missing count', 'gateway=2,broker', 'broker'],
+    ['a leading zero', 'broker=03', 'broker=03'],
+  ])('refuses %s with exit 2 naming the item', (_name, text, item) => {
+    let thrown: unknown;
+    try {
+      parseReplicas(text);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(CliError);
+    expect((thrown as CliError).exitCode).toBe(2);
+    expect((thrown as CliError).message).toBe(
+      `--replicas: "${item}" must be <service>=<1..${UP_MAX_REPLICAS}> with service ledger, broker, planner or gateway`,
+    );
+  });
+});
+
+describe('parseUpBind (world-spec §10: default 127.0.0.1:7644)', () => {
+  it.each([
+    [undefined, { host: '127.0.0.1', port: 7644 }],
+    ['0.0.0.0:8080', { host: '0.0.0.0', port: 8080 }],
+    ['localhost:7700', { host: 'localhost', port: 7700 }],
+  ])('%s', (text, expected) => {
+    expect(parseUpBind(text)).toEqual(expected);
+  });
+
+  it.each([['7644'], ['host:'], [':7644'], ['host:port']])('refuses "%s" with exit 2', (text) => {
+    expect(() => parseUpBind(text)).toThrow(
+      new CliError(`WORLD_BIND "${text}" must be host:port`, 2),
+    );
+  });
+});
+
+describe('replicaEnv', () => {
+  const base = {
+    NATS_URL: 'nats://127.0.0.1:4222',
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/world',
+  };
+
+  it.each([
+    [
+      'names the replica and its database connections',
+      base,
+      {},
+      {
+        ...base,
+        WORLD_REPLICA: 'broker-2',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/world?application_name=world-broker-2',
+      },
+    ],
+    [
+      'keeps an application name the URL already sets',
+      { ...base, DATABASE_URL: 'postgres://u@h/d?application_name=mine' },
+      {},
+      {
+        ...base,
+        DATABASE_URL: 'postgres://u@h/d?application_name=mine',
+        WORLD_REPLICA: 'broker-2',
+      },
+    ],
+    [
+      'leaves a malformed URL for the service to refuse',
+      { ...base, DATABASE_URL: 'not a url' },
+      {},
+      { ...base, DATABASE_URL: 'not a url', WORLD_REPLICA: 'broker-2' },
+    ],
+    [
+      'sets the gateway port and the health port',
+      { NATS_URL: base.NATS_URL },
+      { bind: { host: '127.0.0.1', port: 7645 }, healthPort: 0 },
+      {
+        NATS_URL: base.NATS_URL,
+        WORLD_REPLICA: 'broker-2',
+        WORLD_BIND: '127.0.0.1:7645',
+        WORLD_HEALTH_PORT: '0',
+      },
+    ],
+  ])('%s', (_name, env, options, expected) => {
+    expect(replicaEnv('broker-2', env, options)).toEqual(expected);
+  });
+});
+
+describe('serviceEntry', () => {
+  it.each(SERVICES.map((s) => [s]))(
+    'finds dist/main.js of @world/%s at its package root',
+    (service) => {
+      expect(serviceEntry(service)).toBe(`${APPS}${service}/dist/main.js`);
+    },
+  );
+});
