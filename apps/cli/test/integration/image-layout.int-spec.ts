@@ -3,7 +3,8 @@
  * step infra/Dockerfile runs) writes a production deployment of the ledger, which then starts
  * from that folder alone the way the container does — infra/docker-entrypoint.sh turning
  * DATABASE_URL_FILE into DATABASE_URL, then `node dist/main.js` — against the test PostgreSQL
- * and NATS, finds its drizzle migrations, and stops cleanly on SIGTERM.
+ * and NATS, finds its drizzle migrations, passes the image's healthcheck, and stops cleanly on
+ * SIGTERM.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -85,6 +86,8 @@ describe('a production deployment of one service (infra/deploy-app.sh)', () => {
           DATABASE_URL_FILE: secret,
           WORLD_SUBJECT_PREFIX: uniquePrefix('image'),
           WORLD_REPLICA: 'ledger-image',
+          WORLD_HEALTH_PORT: '0',
+          WORLD_HEALTH_HOST: '127.0.0.1',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -107,11 +110,19 @@ describe('a production deployment of one service (infra/deploy-app.sh)', () => {
       );
     });
     try {
-      await expect(ready).resolves.toMatchObject({
-        service: 'ledger',
-        replica: 'ledger-image',
-        msg: 'ready',
+      const readyLine = await ready;
+      expect(readyLine).toMatchObject({ service: 'ledger', replica: 'ledger-image', msg: 'ready' });
+      // The image's HEALTHCHECK command, against the service's own readiness endpoint.
+      const probe = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const hc = spawn(process.execPath, [join(ROOT, 'infra/healthcheck.mjs')], {
+          env: { PATH: process.env.PATH, WORLD_HEALTH_PORT: String(readyLine.healthPort) },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        hc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+        hc.on('exit', (code) => resolve({ code, stderr }));
       });
+      expect(probe).toEqual({ code: 0, stderr: '' });
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
       try {
