@@ -31,10 +31,14 @@ export async function upCommand(
     });
   }
   const session = system.demo.sessionFile;
+  // Health servers listen on WORLD_HEALTH_HOST (startUp defaults it to the gateways' host).
+  const listen = system.env.WORLD_HEALTH_HOST ?? '127.0.0.1';
+  const healthHost =
+    listen === '0.0.0.0' ? '127.0.0.1' : listen.includes(':') ? `[${listen}]` : listen;
   const mcp = system.gateways.map((g) => `${g}/mcp`);
   const health = system.processes.map(
     (p) =>
-      `    ${p.replica.padEnd(12)} pid ${String(p.child.pid).padEnd(8)}${p.healthPort === undefined ? '' : ` health http://127.0.0.1:${p.healthPort}/readyz`}`,
+      `    ${p.replica.padEnd(12)} pid ${String(p.child.pid).padEnd(8)}${p.healthPort === undefined ? '' : ` health http://${healthHost}:${p.healthPort}/readyz`}`,
   );
   process.stdout.write(
     [

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { UP_MAX_REPLICAS } from '@world/contracts';
 import { CliError } from '../commands/util.js';
-import { parseReplicas, parseUpBind, replicaEnv, serviceEntry, SERVICES } from './up.js';
+import { parseReplicas, parseUpBind, replicaEnv, serviceEntry, SERVICES, startUp } from './up.js';
 
 const APPS = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -121,4 +121,18 @@ describe('serviceEntry', () => {
       expect(serviceEntry(service)).toBe(`${APPS}${service}/dist/main.js`);
     },
   );
+});
+
+describe('startUp', () => {
+  it.each([
+    ['NATS_URL', { DATABASE_URL: 'postgres://u@h/d' }],
+    ['DATABASE_URL', { NATS_URL: 'nats://127.0.0.1:4222' }],
+  ])('refuses to start without %s (exit 2), before starting any process', async (_missing, env) => {
+    await expect(startUp({}, env)).rejects.toEqual(
+      new CliError(
+        'world up: NATS_URL and DATABASE_URL must be set (distributed mode); `world start` runs embedded',
+        2,
+      ),
+    );
+  });
 });
