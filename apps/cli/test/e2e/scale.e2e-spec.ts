@@ -8,6 +8,11 @@
  * twice, and two calls of one episode running at once would lose a line (both read the file,
  * both write it back). Every call carries `_meta["world/taskId"]`, so its invocation id
  * (`mcp:<episode>:<task>`) is known to the test and failed calls can be resent safely.
+ *
+ * Each describe block starts its own World on a fresh database: the 400-call load at the default
+ * invocation deadline (every call must commit, even on a busy machine), the broker kill with a
+ * short one (so the killed holder's lease expires within seconds). Timings are never asserted;
+ * serialization is proven from the data (file lines, intent ordinals, log order, lease fences).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
