@@ -25,6 +25,19 @@ import { adminUrl, startDistributedTarget, type DistributedTarget } from './targ
 import type { ClientCredential } from './targets/target.js';
 import { RssSampler } from './proc.js';
 
+function perCallCounters(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  calls: number,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const d = (v - (before[k] ?? 0)) / calls;
+    if (d > 0) out[k] = d;
+  }
+  return out;
+}
+
 /** Now on CLOCK_MONOTONIC in µs, the clock V8 stamps --cpu-prof samples with. */
 function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
@@ -53,7 +66,12 @@ interface PhaseReport {
     p99Ms: number | null;
   }>;
   natsRequestsPerCall: number;
-  pg: { samples: number; statements: Array<StatementSamples & { share: number }> };
+  pg: {
+    samples: number;
+    statements: Array<StatementSamples & { share: number }>;
+    /** database counters per call (transactions, rows, scans), zero rows left out */
+    perCall: Record<string, number>;
+  };
 }
 
 async function phase(
@@ -66,12 +84,14 @@ async function phase(
 ): Promise<PhaseReport> {
   const watched = [...(await target.watched()), { name: 'harness', pid: process.pid }];
   const before = cpuSnapshot(watched);
+  const countersBefore = await sampler.counters();
   tap.start();
   sampler.start();
   const startUs = monotonicUs();
   const result = await run();
   const endUs = monotonicUs();
   const pg = await sampler.stop();
+  const countersAfter = await sampler.counters();
   const nats = await tap.stop();
   const cpu = cpuPerCall(
     before,
@@ -104,7 +124,11 @@ async function phase(
     loadavg1: loadavg()[0]!,
     nats: subjects,
     natsRequestsPerCall: subjects.reduce((n, s) => n + s.perCall, 0),
-    pg: { samples: pg.samples, statements },
+    pg: {
+      samples: pg.samples,
+      statements,
+      perCall: perCallCounters(countersBefore, countersAfter, calls),
+    },
   };
 }
 
@@ -154,9 +178,8 @@ export async function runProfile(
     `--cpu-prof-dir=${profDir}`,
   ]);
   const rss = new RssSampler(target.processes);
-  const dbName = new URL(target.databaseUrl).pathname.slice(1);
   const tap = await NatsTap.open(target.natsUrl, target.prefix);
-  const sampler = await PgSampler.open(adminUrl(), dbName);
+  const sampler = await PgSampler.open(adminUrl(), target.databaseUrl);
   const phases: PhaseReport[] = [];
   const explains: Record<string, string> = {};
   const pids = Object.fromEntries(target.processes.map((p) => [p.pid, p.name]));

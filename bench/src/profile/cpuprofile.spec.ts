@@ -102,4 +102,31 @@ describe('summarizeProfile', () => {
     const s = summarizeProfile(profile, 15, [[107_000, 112_000]]);
     expect([s.totalMs, s.busyMs, s.areas]).toEqual([5, 6, [{ name: 'zod', ms: 6, share: 1 }]]);
   });
+
+  it('charges a native frame to its nearest JavaScript caller', () => {
+    const profile: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 }, children: [2, 4] },
+        {
+          id: 2,
+          callFrame: {
+            functionName: 'write',
+            url: 'file:///r/node_modules/pino/lib/tools.js',
+            lineNumber: 4,
+          },
+          children: [3],
+        },
+        { id: 3, callFrame: { functionName: 'writeBuffer', url: '', lineNumber: -1 } },
+        { id: 4, callFrame: { functionName: 'writev', url: '', lineNumber: -1 } },
+      ],
+      samples: [3, 4],
+      timeDeltas: [3000, 1000],
+      startTime: 0,
+      endTime: 4000,
+    };
+    expect(summarizeProfile(profile).areas).toEqual([
+      { name: 'pino', ms: 3, share: 0.75 },
+      { name: '(native)', ms: 1, share: 0.25 },
+    ]);
+  });
 });

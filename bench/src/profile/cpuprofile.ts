@@ -66,7 +66,8 @@ function shortUrl(url: string): string {
 }
 
 /**
- * Self time by area and by function (top `top` of each), idle excluded from the shares.
+ * Self time by area and by function (top `top` of each), idle excluded from the shares; native
+ * frames are charged to their nearest JavaScript caller.
  * @param windows when given, only samples taken inside one of these [start, end) intervals
  *   count; they are in the profile's clock (µs of CLOCK_MONOTONIC, as process.hrtime)
  */
@@ -88,10 +89,27 @@ export function summarizeProfile(
   if (windows !== undefined) for (const [a, b] of windows) windowUs += b - a;
   const areas = new Map<string, number>();
   const functions = new Map<string, number>();
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // A native frame (a syscall binding such as writeBuffer) is charged to the nearest JavaScript
+  // caller, so a socket write lands on the library that wrote (pg, nats, pino…), not on "(native)".
+  const chargedFrame = (id: number) => {
+    let node = byId.get(id)!;
+    while (
+      node.callFrame.url === '' &&
+      !node.callFrame.functionName.startsWith('(') &&
+      parent.has(node.id)
+    ) {
+      const up = byId.get(parent.get(node.id)!)!;
+      if (up.callFrame.functionName === '(root)') break;
+      node = up;
+    }
+    return node.callFrame;
+  };
   let busyUs = 0;
   for (const [id, us] of selfUs) {
-    const frame = byId.get(id)!.callFrame;
-    if (IDLE.has(frame.functionName)) continue;
+    if (IDLE.has(byId.get(id)!.callFrame.functionName)) continue;
+    const frame = chargedFrame(id);
     busyUs += us;
     const area = areaOf(frame.functionName, frame.url);
     areas.set(area, (areas.get(area) ?? 0) + us);

@@ -28,12 +28,14 @@ export class PgSampler {
   private constructor(
     private readonly client: pg.Client,
     private readonly database: string,
+    private readonly databaseUrl: string,
   ) {}
 
-  static async open(adminUrl: string, database: string): Promise<PgSampler> {
+  /** @param adminUrl where pg_stat_activity is read; @param databaseUrl the run's database */
+  static async open(adminUrl: string, databaseUrl: string): Promise<PgSampler> {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
-    return new PgSampler(client, database);
+    return new PgSampler(client, new URL(databaseUrl).pathname.slice(1), databaseUrl);
   }
 
   start(): void {
@@ -69,6 +71,44 @@ export class PgSampler {
       samples: this.samples,
       statements: [...this.counts.values()].sort((a, b) => b.active - a.active),
     };
+  }
+
+  /**
+   * Counters of the database at one moment: transactions committed and rolled back
+   * (pg_stat_database), and per table rows inserted/updated and index/sequential scans
+   * (pg_stat_user_tables). Two snapshots give the work per call.
+   */
+  async counters(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    const db = await this.client.query<{ xact_commit: string; xact_rollback: string }>(
+      'SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = $1',
+      [this.database],
+    );
+    out['transactions committed'] = Number(db.rows[0]?.xact_commit ?? 0);
+    out['transactions rolled back'] = Number(db.rows[0]?.xact_rollback ?? 0);
+    // pg_stat_user_tables is per database: read it through a connection to the run's database.
+    const c = new pg.Client({ connectionString: this.databaseUrl });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{
+        t: string;
+        ins: string;
+        upd: string;
+        idx: string | null;
+        seq: string;
+      }>(
+        `SELECT schemaname || '.' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, idx_scan AS idx, seq_scan AS seq FROM pg_stat_user_tables`,
+      );
+      for (const r of rows) {
+        out[`${r.t} inserted`] = Number(r.ins);
+        out[`${r.t} updated`] = Number(r.upd);
+        out[`${r.t} index scans`] = Number(r.idx ?? 0);
+        out[`${r.t} seq scans`] = Number(r.seq);
+      }
+    } finally {
+      await c.end();
+    }
+    return out;
   }
 
   /** Runs EXPLAIN (ANALYZE, BUFFERS) of `sql` in the run's database, inside a rolled-back transaction. */
