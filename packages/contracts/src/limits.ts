@@ -213,7 +213,20 @@ export const READINESS_CHECK_MS = 2_000;
  * the whole invocation deadline.
  */
 export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
-  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, CALL_DEADLINE_MS / 1000,
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+  CALL_DEADLINE_MS / 1000,
 ];
 
 // ---------------------------------------------------------------- world up (apps/cli/src/system/up.ts)

@@ -66,10 +66,12 @@ describe.each(MODES)('REST commits and receipts (%s mode)', (mode) => {
     });
     const malformed = await post(body, 'Bearer xyz');
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error.class).toBe('InvalidSession');
+    expect(((await malformed.json()) as { error: { class: string } }).error.class).toBe(
+      'InvalidSession',
+    );
     const unknown = await post(body, `Bearer ${'b'.repeat(64)}`);
     expect(unknown.status).toBe(401);
-    expect((await unknown.json()).error).toEqual({
+    expect(((await unknown.json()) as { error: unknown }).error).toEqual({
       class: 'SessionUnknown',
       message: 'unknown session credential',
     });
@@ -88,7 +90,7 @@ describe.each(MODES)('REST commits and receipts (%s mode)', (mode) => {
     ]);
     const again = await post(body);
     expect(again.status).toBe(409);
-    expect((await again.json()).error).toEqual({
+    expect(((await again.json()) as { error: unknown }).error).toEqual({
       class: 'HeadConflict',
       message: expect.any(String),
       observedHead: body.observedHead,
@@ -127,7 +129,7 @@ describe.each(MODES)('REST commits and receipts (%s mode)', (mode) => {
     const headBefore = (await w.get('/v1/head', token)).text;
     const res = await post(body);
     expect(res.status).toBe(400);
-    expect((await res.json()).error.class).toBe('BadRequest');
+    expect(((await res.json()) as { error: { class: string } }).error.class).toBe('BadRequest');
     expect((await w.get('/v1/head', token)).text).toBe(headBefore);
   });
 
