@@ -127,75 +127,106 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
   const fixture = await writeFixture(root);
   const rss = new RssSampler([{ name: 'harness', pid: process.pid }]);
   rss.start();
-  const ctx: RunContext = { profile: args.profile, rss, log };
+  const failures: string[] = [];
+  const ctx: RunContext = {
+    profile: args.profile,
+    rss,
+    log,
+    async guard(label, step) {
+      try {
+        return await step();
+      } catch (err) {
+        const message = `${label}: ${(err as Error)?.message ?? String(err)}`;
+        failures.push(message);
+        log(`  FAILED ${message}`);
+        return undefined;
+      }
+    },
+  };
   const scenarios: ScenarioResult[] = [];
+  const add = (r: ScenarioResult | ScenarioResult[] | undefined) => {
+    if (r !== undefined) scenarios.push(...(Array.isArray(r) ? r : [r]));
+  };
+  const g = ctx.guard!;
   const hwm: RunReport['rssHighWaterMb'] = {};
   const p = args.profile;
   try {
     if (args.only.includes('baseline')) {
-      await withTarget(
-        () => startBaselineTarget(fixture),
-        ctx,
-        hwm,
-        async (t) => {
-          for (const driver of ['http', 'mcp-client'] as const)
-            scenarios.push(...(await loadScenarios(ctx, t, driver)));
-        },
+      await g('baseline', () =>
+        withTarget(
+          () => startBaselineTarget(fixture),
+          ctx,
+          hwm,
+          async (t) => {
+            for (const driver of ['http', 'mcp-client'] as const)
+              add(await loadScenarios(ctx, t, driver));
+          },
+        ),
       );
     }
     if (args.only.includes('distributed')) {
-      await withTarget(
-        () => startDistributedTarget(root, fixture, runTag),
-        ctx,
-        hwm,
-        async (target) => {
-          const t = target as Awaited<ReturnType<typeof startDistributedTarget>>;
-          const [reader] = await t.clients(1, 'reader');
-          await growLog(ctx, t, p.growthSmall);
-          scenarios.push(await logReadScenario(ctx, t, reader!));
-          // The first c1 run starts at the small log: it is also the first growth point.
-          scenarios.push(
-            await toolCallScenario(ctx, t, 'http', 'c1', {
-              clients: 1,
-              calls: p.callsC1,
-              warmup: p.warmup,
-              tagEntries: true,
-            }),
-          );
-          scenarios.push(
-            await toolCallScenario(ctx, t, 'mcp-client', 'c1', {
-              clients: 1,
-              calls: p.callsC1,
-              warmup: p.warmup,
-            }),
-          );
-          for (const driver of ['http', 'mcp-client'] as const)
-            scenarios.push(...(await loadScenarios(ctx, t, driver, { skipC1: true })));
-          scenarios.push(...(await episodeGrowthScenarios(ctx, t)));
-          await growLog(ctx, t, p.growthLarge);
-          scenarios.push(
-            await toolCallScenario(ctx, t, 'http', 'c1', {
-              clients: 1,
-              calls: p.callsC1,
-              warmup: p.warmup,
-              tagEntries: true,
-            }),
-          );
-          scenarios.push(await logReadScenario(ctx, t, reader!));
-        },
+      await g('distributed', () =>
+        withTarget(
+          () => startDistributedTarget(root, fixture, runTag),
+          ctx,
+          hwm,
+          async (target) => {
+            const t = target as Awaited<ReturnType<typeof startDistributedTarget>>;
+            const [reader] = await t.clients(1, 'reader');
+            await growLog(ctx, t, p.growthSmall);
+            add(await g('log-read', () => logReadScenario(ctx, t, reader!)));
+            // The first c1 run starts at the small log: it is also the first growth point.
+            add(
+              await g('http c1', () =>
+                toolCallScenario(ctx, t, 'http', 'c1', {
+                  clients: 1,
+                  calls: p.callsC1,
+                  warmup: p.warmup,
+                  tagEntries: true,
+                }),
+              ),
+            );
+            add(
+              await g('mcp-client c1', () =>
+                toolCallScenario(ctx, t, 'mcp-client', 'c1', {
+                  clients: 1,
+                  calls: p.callsC1,
+                  warmup: p.warmup,
+                }),
+              ),
+            );
+            for (const driver of ['http', 'mcp-client'] as const)
+              add(await loadScenarios(ctx, t, driver, { skipC1: true }));
+            add(await g('episode growth', () => episodeGrowthScenarios(ctx, t)));
+            await growLog(ctx, t, p.growthLarge);
+            add(
+              await g('http c1', () =>
+                toolCallScenario(ctx, t, 'http', 'c1', {
+                  clients: 1,
+                  calls: p.callsC1,
+                  warmup: p.warmup,
+                  tagEntries: true,
+                }),
+              ),
+            );
+            add(await g('log-read', () => logReadScenario(ctx, t, reader!)));
+          },
+        ),
       );
     }
     if (args.only.includes('embedded')) {
-      await withTarget(
-        () => startEmbeddedTarget(root, fixture, runTag),
-        ctx,
-        hwm,
-        async (t) => {
-          for (const driver of ['http', 'mcp-client'] as const)
-            scenarios.push(...(await loadScenarios(ctx, t, driver)));
-          const [reader] = await t.clients(1, 'reader');
-          scenarios.push(await logReadScenario(ctx, t, reader!));
-        },
+      await g('embedded', () =>
+        withTarget(
+          () => startEmbeddedTarget(root, fixture, runTag),
+          ctx,
+          hwm,
+          async (t) => {
+            for (const driver of ['http', 'mcp-client'] as const)
+              add(await loadScenarios(ctx, t, driver));
+            const [reader] = await t.clients(1, 'reader');
+            add(await g('log-read', () => logReadScenario(ctx, t, reader!)));
+          },
+        ),
       );
     }
   } finally {
@@ -219,6 +250,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
     scenarios,
     rssHighWaterMb: hwm,
     targets: checkTargets(scenarios, p.growthLarge),
+    failures,
     notes: [
       'latencies in ms; Δ = World − baseline and × = World / baseline at the same percentile, same driver and concurrency (contention is compared with baseline c8, the episode windows with baseline c1)',
       'http = autocannon posting raw JSON-RPC tools/call (2025-11-25 headers), one session per connection; mcp-client = @modelcontextprotocol/client 2.4.0, one Client per agent',

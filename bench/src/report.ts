@@ -40,6 +40,8 @@ export interface RunReport {
   /** VmHWM of every process at the end of its target's run, MB */
   rssHighWaterMb: Partial<Record<TargetKind, Record<string, number>>>;
   targets: TargetCheck[];
+  /** steps that failed (the run went on without them) */
+  failures: string[];
   notes: string[];
 }
 
@@ -304,6 +306,14 @@ export function formatTable(report: RunReport): string {
     '',
     `targets (${report.mode} run${report.mode === 'quick' ? ': smoke only, not judged' : ''}):`,
     ...checks,
+    ...(report.failures.length === 0
+      ? []
+      : [
+          '',
+          'Failed steps (the run went on without them):',
+          '',
+          ...report.failures.map((f) => `- ${f}`),
+        ]),
   ].join('\n');
 }
 
@@ -346,5 +356,13 @@ export function formatMarkdown(report: RunReport): string {
     ...cpuMd,
     '',
     ...checks,
+    ...(report.failures.length === 0
+      ? []
+      : [
+          '',
+          'Failed steps (the run went on without them):',
+          '',
+          ...report.failures.map((f) => `- ${f}`),
+        ]),
   ].join('\n');
 }

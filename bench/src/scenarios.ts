@@ -50,6 +50,20 @@ export interface RunContext {
   profile: Profile;
   rss: RssSampler;
   log: (line: string) => void;
+  /**
+   * Runs one step; a failure is recorded (the report's `failures`) and yields undefined, so one
+   * broken scenario never loses the rest of the run. Absent: failures propagate.
+   */
+  guard?: <T>(label: string, step: () => Promise<T>) => Promise<T | undefined>;
+}
+
+/** Runs `step` under ctx.guard when there is one. */
+export async function guarded<T>(
+  ctx: RunContext,
+  label: string,
+  step: () => Promise<T>,
+): Promise<T | undefined> {
+  return ctx.guard === undefined ? step() : ctx.guard(label, step);
 }
 
 function idOf(
@@ -78,13 +92,15 @@ async function drive(
     verify: isOkToolAnswer,
   };
   let warmed = 0;
+  let warmupProblem: string | undefined;
   if (warmup > 0) {
     const w = await runHttpLoad({ ...load, amount: Math.max(warmup, creds.length) });
-    if (w.errors > 0) throw new Error(`warm-up of ${target.kind} failed: ${w.firstError}`);
     warmed = w.completed;
+    if (w.errors > 0) warmupProblem = `warm-up: ${w.errors} failed: ${w.firstError}`;
   }
   onMeasure();
-  return { ...(await runHttpLoad({ ...load, amount: calls })), warmup: warmed };
+  const measured = await runHttpLoad({ ...load, amount: calls });
+  return { ...measured, warmup: warmed, firstError: measured.firstError ?? warmupProblem };
 }
 
 /**
@@ -162,31 +178,36 @@ export async function loadScenarios(
 ): Promise<ScenarioResult[]> {
   const p = ctx.profile;
   const out: ScenarioResult[] = [];
+  const push = (r: ScenarioResult | undefined) => {
+    if (r !== undefined) out.push(r);
+  };
+  const run = (kind: ScenarioKind, step: () => Promise<ScenarioResult>) =>
+    guarded(ctx, `${target.kind}/${driver}/${kind}`, step).then(push);
   if (!options.skipC1)
-    out.push(
-      await toolCallScenario(ctx, target, driver, 'c1', {
+    await run('c1', () =>
+      toolCallScenario(ctx, target, driver, 'c1', {
         clients: 1,
         calls: p.callsC1,
         warmup: p.warmup,
       }),
     );
-  out.push(
-    await toolCallScenario(ctx, target, driver, 'c8', {
+  await run('c8', () =>
+    toolCallScenario(ctx, target, driver, 'c8', {
       clients: 8,
       calls: p.callsConcurrent,
       warmup: p.warmup,
     }),
   );
-  out.push(
-    await toolCallScenario(ctx, target, driver, 'c32', {
+  await run('c32', () =>
+    toolCallScenario(ctx, target, driver, 'c32', {
       clients: 32,
       calls: p.callsConcurrent,
       warmup: p.warmup,
     }),
   );
   if (target.kind !== 'baseline') {
-    out.push(
-      await toolCallScenario(ctx, target, driver, 'contention', {
+    await run('contention', () =>
+      toolCallScenario(ctx, target, driver, 'contention', {
         clients: CONTENTION_CLIENTS,
         sharedEpisode: true,
         calls: p.callsConcurrent,

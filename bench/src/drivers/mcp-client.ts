@@ -16,14 +16,26 @@ interface Agent {
   latencies: number[];
 }
 
+/** Connection attempts per client: a refused or reset connect under load is retried once. */
+const CONNECT_ATTEMPTS = 2;
+
 async function connect(url: string, cred: ClientCredential): Promise<Agent> {
-  const client = new Client({ name: 'world-bench', version: '0.1.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: cred.headers } }),
-  );
-  // An agent lists the tools once; the client then knows each tool's output schema.
-  await client.listTools();
-  return { client, errors: 0, latencies: [] };
+  let last: unknown;
+  for (let attempt = 0; attempt < CONNECT_ATTEMPTS; attempt++) {
+    const client = new Client({ name: 'world-bench', version: '0.1.0' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: cred.headers } }),
+      );
+      // An agent lists the tools once; the client then knows each tool's output schema.
+      await client.listTools();
+      return { client, errors: 0, latencies: [] };
+    } catch (err) {
+      last = err;
+      await client.close().catch(() => undefined);
+    }
+  }
+  throw last;
 }
 
 async function callLoop(agent: Agent, calls: number, record: boolean): Promise<void> {
@@ -36,9 +48,9 @@ async function callLoop(agent: Agent, calls: number, record: boolean): Promise<v
       if (!ok) throw new Error(`result is not ok: ${JSON.stringify(result).slice(0, 300)}`);
       if (record) agent.latencies.push(ms);
     } catch (err) {
-      if (!record) throw err;
-      agent.errors++;
-      agent.firstError ??= (err as Error).message;
+      // A failed call is counted (warm-up ones too, in the report's firstError) and the run goes on.
+      if (record) agent.errors++;
+      agent.firstError ??= `${record ? '' : 'warm-up: '}${(err as Error).message}`;
     }
   }
 }
@@ -56,7 +68,9 @@ export async function runMcpClients(
   calls: number,
   onMeasure: () => void = () => undefined,
 ): Promise<DriverResult> {
-  const agents = await Promise.all(creds.map((c) => connect(url, c)));
+  // Clients connect one after another: 32 simultaneous handshakes on a loaded box can reset.
+  const agents: Agent[] = [];
+  for (const c of creds) agents.push(await connect(url, c));
   try {
     const share = (total: number, i: number) =>
       Math.floor(total / agents.length) + (i < total % agents.length ? 1 : 0);
