@@ -41,14 +41,30 @@ async function startNats() {
   const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
   const bin = which.stdout.trim();
   if (!bin) {
-    console.error('test: nats-server not found; using NATS_URL or nats://127.0.0.1:4222 (default max_payload)');
+    console.error(
+      'test: nats-server not found; using NATS_URL or nats://127.0.0.1:4222 (default max_payload)',
+    );
     return null;
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'world-test-nats-'));
-  const child = spawn(bin, ['-c', join(root, 'infra/nats/nats.conf'), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    bin,
+    [
+      '-c',
+      join(root, 'infra/nats/nats.conf'),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-js',
+      '-sd',
+      dir,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   for (let i = 0; i < 100; i++) {
     if (await answers('127.0.0.1', port)) break;
     await new Promise((r) => setTimeout(r, 50));
@@ -67,17 +83,29 @@ function run(cmd, args) {
   });
 }
 
-const pgUrl = new URL(process.env.WORLD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const pgUrl = new URL(
+  process.env.WORLD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+);
 if (!(await answers(pgUrl.hostname, Number(pgUrl.port || 5432), 2000))) {
-  console.error(`test: PostgreSQL does not answer at ${pgUrl.host}; start it (see README "Tests") or set WORLD_TEST_DATABASE_URL`);
+  console.error(
+    `test: PostgreSQL does not answer at ${pgUrl.host}; start it (see README "Tests") or set WORLD_TEST_DATABASE_URL`,
+  );
   process.exit(1);
 }
 const stopNats = await startNats();
-let code = 1;
+let code;
 try {
   code = await run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
   if (code === 0) {
-    code = await run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', '--output-logs=full', ...passthrough]);
+    code = await run('pnpm', [
+      'exec',
+      'turbo',
+      'run',
+      'test',
+      '--concurrency=1',
+      '--output-logs=full',
+      ...passthrough,
+    ]);
   }
 } finally {
   stopNats?.();

@@ -17,19 +17,31 @@ export function buildProgram(): Command {
 
   program
     .command('start')
-    .description('run the whole of World in this process (embedded PGlite unless NATS_URL and DATABASE_URL are set)')
+    .description(
+      'run the whole of World in this process (embedded PGlite unless NATS_URL and DATABASE_URL are set)',
+    )
     .option('--bind <host:port>', 'gateway address', process.env.WORLD_BIND ?? '127.0.0.1:7644')
-    .option('--public-reads', 'serve GET /v1/* without a session', process.env.WORLD_PUBLIC_READS === '1')
+    .option(
+      '--public-reads',
+      'serve GET /v1/* without a session',
+      process.env.WORLD_PUBLIC_READS === '1',
+    )
     .action(async (opts: { bind: string; publicReads: boolean }) => {
       const system = await startCommand({ bind: opts.bind, publicReads: opts.publicReads });
-      closeOnSignal([{ service: 'world', replica: 'start', close: () => system.close() }], SHUTDOWN_DRAIN_MS);
+      closeOnSignal(
+        [{ service: 'world', replica: 'start', close: () => system.close() }],
+        SHUTDOWN_DRAIN_MS,
+      );
     });
 
   program
     .command('up')
     .description('start each service as its own process against NATS_URL and DATABASE_URL')
-    .option('--replicas <list>', 'processes per service, e.g. gateway=2,planner=2,broker=3,ledger=2')
-    .option('--quiet', 'do not echo the services\' log lines')
+    .option(
+      '--replicas <list>',
+      'processes per service, e.g. gateway=2,planner=2,broker=3,ledger=2',
+    )
+    .option('--quiet', "do not echo the services' log lines")
     .action(async (opts: { replicas?: string; quiet?: boolean }) => {
       await upCommand(opts);
     });

@@ -47,7 +47,11 @@ export function entryHash(header: EntryHeader, transitionRef: Ref): Ref {
 /** World ref = sha256(JCS of {revision, stateRoot, logHead}). Source: DESIGN.md §4. */
 export function worldRef(world: Pick<World, 'revision' | 'stateRoot' | 'logHead'>): Ref {
   return refOf(
-    canonicalBytes({ revision: world.revision, stateRoot: world.stateRoot, logHead: world.logHead }),
+    canonicalBytes({
+      revision: world.revision,
+      stateRoot: world.stateRoot,
+      logHead: world.logHead,
+    }),
   );
 }
 

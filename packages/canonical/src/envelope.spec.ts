@@ -26,7 +26,10 @@ describe('object envelope (world-spec §2.13)', () => {
   });
 
   it('refuses an object whose payload does not match its hash', () => {
-    const wire = { ...toWireObject(object), payload: Buffer.from('{"path":"b.txt"}').toString('base64') };
+    const wire = {
+      ...toWireObject(object),
+      payload: Buffer.from('{"path":"b.txt"}').toString('base64'),
+    };
     expect(() => fromWireObject(wire)).toThrow(ObjectHashMismatchError);
     expect(() => fromWireObject(wire)).toThrow(
       `object hash ${object.hash} does not match its payload (sha256 ${refOf('{"path":"b.txt"}')})`,
@@ -34,13 +37,17 @@ describe('object envelope (world-spec §2.13)', () => {
   });
 
   it('refuses non-canonical base64', () => {
-    expect(() => decodeBase64('abc', 'objects[0].payload')).toThrow(new InvalidBase64Error('objects[0].payload'));
+    expect(() => decodeBase64('abc', 'objects[0].payload')).toThrow(
+      new InvalidBase64Error('objects[0].payload'),
+    );
     expect(() => decodeBase64('ab$=')).toThrow(InvalidBase64Error);
     expect(decodeBase64('YWJj').toString()).toBe('abc');
   });
 
   it('refuses a malformed semantic id', () => {
-    expect(() => makeJsonObject('', 'p', {})).toThrow('semanticId: must be 1-256 characters of [A-Za-z0-9._:/-]');
+    expect(() => makeJsonObject('', 'p', {})).toThrow(
+      'semanticId: must be 1-256 characters of [A-Za-z0-9._:/-]',
+    );
     expect(() => makeJsonObject('a b', 'p', {})).toThrow('semanticId');
   });
 });

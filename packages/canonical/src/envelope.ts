@@ -57,7 +57,11 @@ export function interfaceHashOf(semanticId: string): Ref {
  * Builds an object over raw payload bytes.
  * @throws InvalidEnvelopeError for a malformed semantic id or provenance
  */
-export function makeObject(semanticId: string, provenance: string, payload: Uint8Array): WorldObject {
+export function makeObject(
+  semanticId: string,
+  provenance: string,
+  payload: Uint8Array,
+): WorldObject {
   checkEnvelope(semanticId, provenance);
   const bytes = Buffer.from(payload);
   return {
@@ -70,7 +74,11 @@ export function makeObject(semanticId: string, provenance: string, payload: Uint
 }
 
 /** Builds an object whose payload is the RFC 8785 canonical JSON of `value`. */
-export function makeJsonObject(semanticId: string, provenance: string, value: unknown): WorldObject {
+export function makeJsonObject(
+  semanticId: string,
+  provenance: string,
+  value: unknown,
+): WorldObject {
   return makeObject(semanticId, provenance, canonicalBytes(value));
 }
 
@@ -122,6 +130,9 @@ function checkEnvelope(semanticId: string, provenance: string): void {
     throw new InvalidEnvelopeError('semanticId', 'must be 1-256 characters of [A-Za-z0-9._:/-]');
   }
   if (typeof provenance !== 'string' || provenance.length > MAX_PROVENANCE) {
-    throw new InvalidEnvelopeError('provenance', `must be a string of at most ${MAX_PROVENANCE} characters`);
+    throw new InvalidEnvelopeError(
+      'provenance',
+      `must be a string of at most ${MAX_PROVENANCE} characters`,
+    );
   }
 }

@@ -13,7 +13,7 @@ export function canonicalJson(value: unknown): string {
   try {
     text = (canonicalize as unknown as (v: unknown) => string | undefined)(value);
   } catch (err) {
-    throw new TypeError(`value is not canonical JSON: ${(err as Error).message}`);
+    throw new TypeError(`value is not canonical JSON: ${(err as Error).message}`, { cause: err });
   }
   if (typeof text !== 'string') throw new TypeError('value is not representable as JSON');
   return text;

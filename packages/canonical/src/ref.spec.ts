@@ -16,7 +16,9 @@ describe('parseRef (world-internals §4: the strict ref parser)', () => {
     [ZERO_REF, 'is the zero ref'],
   ])('refuses %j: %s', (text, reason) => {
     expect(refProblem(text)).toBe(reason);
-    expect(() => parseRef(text, 'observedHead')).toThrow(new InvalidRefError('observedHead', reason));
+    expect(() => parseRef(text, 'observedHead')).toThrow(
+      new InvalidRefError('observedHead', reason),
+    );
   });
 
   it('accepts a lowercase sha256 ref and, when asked, the zero ref', () => {
@@ -29,7 +31,9 @@ describe('parseRef (world-internals §4: the strict ref parser)', () => {
   });
 
   it('computes sha256 refs of bytes and strings', () => {
-    expect(refOf('')).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(refOf('')).toBe(
+      'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
     expect(refOf(Buffer.from('abc'))).toBe(
       'sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
     );

@@ -194,7 +194,11 @@ export class EffectsUnrecordedError extends WorldError {
     );
   }
   override details() {
-    return { invocationId: this.invocationId, effectRecords: this.effectRecords, cause: this.causeText };
+    return {
+      invocationId: this.invocationId,
+      effectRecords: this.effectRecords,
+      cause: this.causeText,
+    };
   }
 }
 

@@ -26,7 +26,8 @@ export function invocationIdOf(surface: Surface, episodeId: string, taskId: stri
 }
 
 /** Invocation ids the coordinator commits: `a2a:` or `mcp:` + episode + task. */
-export const COORDINATOR_INVOCATION_ID = /^(a2a|mcp):[a-z0-9][a-z0-9-]{0,63}:[A-Za-z0-9._-]{1,128}$/;
+export const COORDINATOR_INVOCATION_ID =
+  /^(a2a|mcp):[a-z0-9][a-z0-9-]{0,63}:[A-Za-z0-9._-]{1,128}$/;
 /** Invocation ids of REST commits: `rest:<id>` (world-spec §5.10). */
 export const REST_INVOCATION_ID = /^rest:[A-Za-z0-9._:-]{1,128}$/;
 
@@ -80,7 +81,8 @@ export function parseGrant(text: string): Grant {
   const budgetText = text.slice(colon + 1);
   if (!EFFECT_NAME.test(effect)) throw fail('has a malformed effect name');
   if (scope === '') throw fail('has an empty scope');
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(budgetText)) throw fail('has a budget that is not a whole number');
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(budgetText))
+    throw fail('has a budget that is not a whole number');
   return { effect, scope, budget: Number(budgetText) };
 }
 
@@ -90,7 +92,8 @@ export function formatGrant(grant: Grant): string {
 }
 
 /** The outcome of reading an Authorization header (world-spec §6.1). */
-export type BearerParse = { kind: 'absent' } | { kind: 'malformed' } | { kind: 'token'; token: string };
+export type BearerParse =
+  { kind: 'absent' } | { kind: 'malformed' } | { kind: 'token'; token: string };
 
 /**
  * Reads `Authorization: Bearer <64-hex>`; nothing else is a credential (world-spec §2.2).

@@ -117,8 +117,15 @@ export const LedgerInvocationEndRequest = z.object({
   reason: z.enum(['uncertain', 'abandoned']),
 });
 
-export const LedgerRegistryPublishRequest = z.object({ name: z.string().min(1), object: WireObjectSchema });
-export const LedgerRegistryReply = z.object({ name: z.string(), head: RefSchema, changed: z.boolean().optional() });
+export const LedgerRegistryPublishRequest = z.object({
+  name: z.string().min(1),
+  object: WireObjectSchema,
+});
+export const LedgerRegistryReply = z.object({
+  name: z.string(),
+  head: RefSchema,
+  changed: z.boolean().optional(),
+});
 
 export const LedgerCommittedEvent = z.object({
   entryIndex: NonNegInt,
@@ -154,7 +161,10 @@ export const EpisodeSourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('copy'), dir: z.string().min(1) }),
   z.object({ kind: z.literal('git'), repo: z.string().min(1), ref: z.string().optional() }),
 ]);
-export const EpisodeCreateRequest = z.object({ episodeId: EpisodeIdSchema, source: EpisodeSourceSchema });
+export const EpisodeCreateRequest = z.object({
+  episodeId: EpisodeIdSchema,
+  source: EpisodeSourceSchema,
+});
 export const EpisodeReply = z.object({
   episodeId: EpisodeIdSchema,
   worktree: z.string(),
@@ -168,7 +178,11 @@ export const LeaseAcquireRequest = z.object({
   /** how long to wait for a held lease before giving up */
   waitMs: z.number().int().nonnegative(),
 });
-export const LeaseReply = z.object({ fence: z.number().int().positive(), expiresAt: EpochMs, tookOver: z.boolean() });
+export const LeaseReply = z.object({
+  fence: z.number().int().positive(),
+  expiresAt: EpochMs,
+  tookOver: z.boolean(),
+});
 export const LeaseRenewRequest = z.object({
   episodeId: EpisodeIdSchema,
   holder: z.string().min(1),
@@ -224,7 +238,10 @@ export const IndeterminateIntentSchema = z.object({
   effect: z.string(),
   scope: z.string(),
 });
-export const RecoveryReportEvent = z.object({ replica: z.string(), items: z.array(IndeterminateIntentSchema) });
+export const RecoveryReportEvent = z.object({
+  replica: z.string(),
+  items: z.array(IndeterminateIntentSchema),
+});
 
 // ---------------------------------------------------------------- planner
 
@@ -263,7 +280,10 @@ export const PlannerInfoReply = z.object({
 // ---------------------------------------------------------------- the table
 
 /** The contract of one subject. */
-export interface SubjectContract<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
+export interface SubjectContract<
+  Req extends z.ZodType = z.ZodType,
+  Rep extends z.ZodType = z.ZodType,
+> {
   kind: 'request' | 'event';
   /** events only: every replica receives it (no queue group) */
   broadcast?: boolean;
@@ -283,7 +303,11 @@ export const CONTRACTS = {
   'ledger.world.get': rq(z.object({ ref: RefSchema }), WorldSchema),
   'ledger.object.get': rq(z.object({ ref: RefSchema, payload: z.boolean() }), ObjectReplySchema),
   'ledger.objects.bySemanticId': rq(
-    z.object({ semanticId: z.string().min(1), after: RefSchema.optional(), limit: z.number().int().positive() }),
+    z.object({
+      semanticId: z.string().min(1),
+      after: RefSchema.optional(),
+      limit: z.number().int().positive(),
+    }),
     z.object({ items: z.array(ObjectHeadSchema) }),
   ),
   'ledger.log.entry': rq(z.object({ index: NonNegInt }), LogEntrySchema),
@@ -293,7 +317,10 @@ export const CONTRACTS = {
   ),
   'ledger.receipt.get': rq(z.object({ invocationId: z.string().min(1) }), LedgerReceiptReply),
   'ledger.invocation.begin': rq(LedgerInvocationBeginRequest, LedgerInvocationBeginReply),
-  'ledger.invocation.get': rq(z.object({ invocationId: z.string().min(1) }), LedgerInvocationGetReply),
+  'ledger.invocation.get': rq(
+    z.object({ invocationId: z.string().min(1) }),
+    LedgerInvocationGetReply,
+  ),
   'ledger.invocation.end': rq(LedgerInvocationEndRequest, z.object({ ended: z.boolean() })),
   'ledger.registry.get': rq(z.object({ name: z.string().min(1) }), LedgerRegistryReply),
   'ledger.registry.publish': rq(LedgerRegistryPublishRequest, LedgerRegistryReply),
@@ -302,7 +329,10 @@ export const CONTRACTS = {
 
   'broker.session.mint': rq(SessionMintRequest, SessionMintReply),
   'broker.session.resolve': rq(z.object({ credentialId: CredentialIdSchema }), SessionResolveReply),
-  'broker.session.revoke': rq(z.object({ credentialId: CredentialIdSchema }), z.object({ revoked: z.boolean() })),
+  'broker.session.revoke': rq(
+    z.object({ credentialId: CredentialIdSchema }),
+    z.object({ revoked: z.boolean() }),
+  ),
   'broker.session.list': rq(
     z.object({ episodeId: EpisodeIdSchema.optional() }),
     z.object({ items: z.array(SessionInfoSchema) }),
@@ -314,7 +344,10 @@ export const CONTRACTS = {
   'broker.episode.renew': rq(LeaseRenewRequest, z.object({ expiresAt: EpochMs })),
   'broker.episode.release': rq(LeaseReleaseRequest, z.object({ released: z.boolean() })),
   'broker.effect.execute': rq(EffectExecuteRequest, EffectExecuteReply),
-  'broker.effect.byInvocation': rq(z.object({ invocationId: z.string().min(1) }), EffectsByInvocationReply),
+  'broker.effect.byInvocation': rq(
+    z.object({ invocationId: z.string().min(1) }),
+    EffectsByInvocationReply,
+  ),
   'broker.object.get': rq(z.object({ ref: RefSchema, payload: z.boolean() }), ObjectReplySchema),
   'broker.recovery': ev(RecoveryReportEvent, true),
   'broker.health': rq(Empty, Health),

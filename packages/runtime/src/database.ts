@@ -54,7 +54,10 @@ export interface PostgresOptions {
  * Opens a pooled connection to PostgreSQL.
  * @param url a postgres:// connection string
  */
-export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<DatabaseHandle> {
+export async function openPostgres(
+  url: string,
+  options: PostgresOptions = {},
+): Promise<DatabaseHandle> {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -72,7 +75,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         await client.query('SELECT pg_advisory_lock($1)', [WORLD_MIGRATION_LOCK_KEY]);
         await client.query('SELECT pg_advisory_lock($1)', [m.lockKey]);
         try {
-          await migratePg(drizzlePg(client), { migrationsFolder: m.folder, migrationsTable: m.table });
+          await migratePg(drizzlePg(client), {
+            migrationsFolder: m.folder,
+            migrationsTable: m.table,
+          });
         } finally {
           await client.query('SELECT pg_advisory_unlock($1)', [m.lockKey]);
           await client.query('SELECT pg_advisory_unlock($1)', [WORLD_MIGRATION_LOCK_KEY]);
@@ -119,7 +125,10 @@ export async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
     db,
     async migrate(m) {
       // One backend: no concurrent migrator can exist, the advisory lock is not needed.
-      await migratePglite(drizzlePglite(client), { migrationsFolder: m.folder, migrationsTable: m.table });
+      await migratePglite(drizzlePglite(client), {
+        migrationsFolder: m.folder,
+        migrationsTable: m.table,
+      });
     },
     async ping() {
       await client.query('SELECT 1');

@@ -1,7 +1,12 @@
 import { ArgumentsHost, Catch, type RpcExceptionFilter } from '@nestjs/common';
 import { throwError, type Observable } from 'rxjs';
 import { InternalError, WorldError, type WireError } from '@world/contracts';
-import { InvalidRefError, InvalidBase64Error, ObjectHashMismatchError, InvalidEnvelopeError } from '@world/canonical';
+import {
+  InvalidRefError,
+  InvalidBase64Error,
+  ObjectHashMismatchError,
+  InvalidEnvelopeError,
+} from '@world/canonical';
 import { BadRequestError } from '@world/contracts';
 import { logger } from './logger.js';
 

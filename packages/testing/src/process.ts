@@ -51,7 +51,15 @@ export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv
       const seen = lines.find((l) => pattern.test(l));
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; output:\n${lines.join('\n')}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no line matching ${pattern} within ${timeoutMs} ms; output:\n${lines.join('\n')}`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiters.push({
           pattern,
           resolve: (l) => {
@@ -61,7 +69,11 @@ export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv
         });
         void exited.then(({ code, signal }) => {
           clearTimeout(timer);
-          reject(new Error(`process exited (code ${code}, signal ${signal}) before a line matching ${pattern}; output:\n${lines.join('\n')}`));
+          reject(
+            new Error(
+              `process exited (code ${code}, signal ${signal}) before a line matching ${pattern}; output:\n${lines.join('\n')}`,
+            ),
+          );
         });
       });
     },

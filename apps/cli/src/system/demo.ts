@@ -42,7 +42,8 @@ export interface DemoSession {
 export async function bootstrapDemo(rpc: RpcClient, paths: WorldPaths): Promise<DemoSession> {
   let worktree: string;
   try {
-    worktree = (await rpc.request('broker.episode.get', { episodeId: DEMO_EPISODE }, TIMEOUT)).worktree;
+    worktree = (await rpc.request('broker.episode.get', { episodeId: DEMO_EPISODE }, TIMEOUT))
+      .worktree;
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
     worktree = (
@@ -56,10 +57,24 @@ export async function bootstrapDemo(rpc: RpcClient, paths: WorldPaths): Promise<
   const existing = await readFile(paths.demoSessionFile, 'utf8').catch(() => '');
   const token = existing.trim();
   if (HEX64.test(token)) {
-    const resolved = await rpc.request('broker.session.resolve', { credentialId: credentialIdOf(token) }, TIMEOUT);
-    if (resolved.status === 'ok') return { episodeId: DEMO_EPISODE, worktree, sessionFile: paths.demoSessionFile, reused: true };
+    const resolved = await rpc.request(
+      'broker.session.resolve',
+      { credentialId: credentialIdOf(token) },
+      TIMEOUT,
+    );
+    if (resolved.status === 'ok')
+      return {
+        episodeId: DEMO_EPISODE,
+        worktree,
+        sessionFile: paths.demoSessionFile,
+        reused: true,
+      };
   }
-  const grants: Grant[] = DEMO_EFFECTS.map((effect) => ({ effect, scope: 'worktree', budget: DEMO_BUDGET }));
+  const grants: Grant[] = DEMO_EFFECTS.map((effect) => ({
+    effect,
+    scope: 'worktree',
+    budget: DEMO_BUDGET,
+  }));
   const minted = await rpc.request(
     'broker.session.mint',
     { episodeId: DEMO_EPISODE, grants, ttlSeconds: DEMO_TTL_SECONDS },

@@ -1,6 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openPglite, sharedHandle, connectRpc, InProcessBus, type DatabaseHandle, type RpcClient, type RunningService, type TransportConfig } from '@world/runtime';
+import {
+  openPglite,
+  sharedHandle,
+  connectRpc,
+  InProcessBus,
+  type DatabaseHandle,
+  type RpcClient,
+  type RunningService,
+  type TransportConfig,
+} from '@world/runtime';
 import { startLedger } from '@world/ledger';
 import { startBroker } from '@world/broker';
 import { startPlanner } from '@world/planner';
@@ -35,12 +44,20 @@ export interface SystemOptions {
  * `dataDir` is null) and one in-process bus carry the same contract messages as PostgreSQL and
  * NATS; the same service modules run.
  */
-export async function startEmbedded(options: SystemOptions & { dataDir?: string | null }): Promise<System> {
+export async function startEmbedded(
+  options: SystemOptions & { dataDir?: string | null },
+): Promise<System> {
   const dataDir = options.dataDir === undefined ? options.paths.pgdata : options.dataDir;
   if (dataDir !== null) await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const database = await openPglite(dataDir ?? undefined);
   const transport: TransportConfig = { kind: 'inproc', bus: new InProcessBus() };
-  return startServices('embedded', transport, database, options, dataDir === null ? 'memory' : dataDir);
+  return startServices(
+    'embedded',
+    transport,
+    database,
+    options,
+    dataDir === null ? 'memory' : dataDir,
+  );
 }
 
 /**
@@ -48,7 +65,12 @@ export async function startEmbedded(options: SystemOptions & { dataDir?: string 
  * every service on NATS and PostgreSQL, as separate processes would be.
  */
 export async function startDistributedInProcess(
-  options: SystemOptions & { natsUrl: string; prefix: string; database: DatabaseHandle; dbPath: string },
+  options: SystemOptions & {
+    natsUrl: string;
+    prefix: string;
+    database: DatabaseHandle;
+    dbPath: string;
+  },
 ): Promise<System> {
   const transport: TransportConfig = { kind: 'nats', url: options.natsUrl, prefix: options.prefix };
   return startServices('distributed', transport, options.database, options, options.dbPath);
@@ -84,7 +106,10 @@ async function startServices(
       publicReads: options.publicReads ?? false,
       operatorToken: options.operatorToken,
       // The default file ($WORLD_HOME/operator.token) is created by the gateway when absent.
-      operatorTokenFile: options.paths.operatorTokenFile === join(options.paths.home, 'operator.token') ? undefined : options.paths.operatorTokenFile,
+      operatorTokenFile:
+        options.paths.operatorTokenFile === join(options.paths.home, 'operator.token')
+          ? undefined
+          : options.paths.operatorTokenFile,
       callDeadlineMs: options.callDeadlineMs,
       dbPath,
     });

@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgres } from '@world/runtime';
 import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
-import { startDistributedInProcess, startEmbedded, type System } from '../../src/system/embedded.js';
+import {
+  startDistributedInProcess,
+  startEmbedded,
+  type System,
+} from '../../src/system/embedded.js';
 import { worldPaths } from '../../src/system/paths.js';
 import { HELLO_AIL, MODES, type Mode } from '../support/system.js';
 
@@ -20,7 +24,12 @@ async function call(url: string, token: string, path: string) {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ailang-read', arguments: { path } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'ailang-read', arguments: { path } },
+    }),
   });
   const text = await res.text();
   const data = text.split('\n').find((l) => l.startsWith('data: '))!;
@@ -59,9 +68,17 @@ describe.each(MODES)('a restart keeps the log and the spend (%s mode)', (mode: M
     const first = await boot(prefix);
     const src = await mkdtemp(join(tmpdir(), 'world-restart-src-'));
     await writeFile(join(src, 'hello.ail'), HELLO_AIL);
-    await first.rpc.request('broker.episode.create', { episodeId: 'once', source: { kind: 'copy', dir: src } }, { timeoutMs: 10_000 });
+    await first.rpc.request(
+      'broker.episode.create',
+      { episodeId: 'once', source: { kind: 'copy', dir: src } },
+      { timeoutMs: 10_000 },
+    );
     const grants = [{ effect: 'Workspace.Read', scope: 'worktree', budget: 1 }];
-    const { token } = await first.rpc.request('broker.session.mint', { episodeId: 'once', grants, ttlSeconds: 600 }, { timeoutMs: 10_000 });
+    const { token } = await first.rpc.request(
+      'broker.session.mint',
+      { episodeId: 'once', grants, ttlSeconds: 600 },
+      { timeoutMs: 10_000 },
+    );
     expect((await call(first.url, token, 'hello.ail')).ok).toBe(true);
     const headBefore = await first.rpc.request('ledger.head', {}, { timeoutMs: 5_000 });
     await first.close();
@@ -70,12 +87,22 @@ describe.each(MODES)('a restart keeps the log and the spend (%s mode)', (mode: M
     try {
       const headAfter = await second.rpc.request('ledger.head', {}, { timeoutMs: 5_000 });
       expect(headAfter).toEqual(headBefore);
-      const denied = (await call(second.url, token, 'hello.ail')) as { world: { effects: Array<{ status: string }> } };
+      const denied = (await call(second.url, token, 'hello.ail')) as {
+        world: { effects: Array<{ status: string }> };
+      };
       expect(Object.keys(denied)).toEqual(['world']);
       expect(denied.world.effects[0]!.status).toBe('denied');
-      const { token: fresh } = await second.rpc.request('broker.session.mint', { episodeId: 'once', grants, ttlSeconds: 600 }, { timeoutMs: 10_000 });
-      expect(((await call(second.url, fresh, 'hello.ail')) as typeof denied).world.effects[0]!.status).toBe('denied');
-      expect((await second.rpc.request('ledger.head', {}, { timeoutMs: 5_000 })).entryIndex).toBe(headBefore.entryIndex! + 2);
+      const { token: fresh } = await second.rpc.request(
+        'broker.session.mint',
+        { episodeId: 'once', grants, ttlSeconds: 600 },
+        { timeoutMs: 10_000 },
+      );
+      expect(
+        ((await call(second.url, fresh, 'hello.ail')) as typeof denied).world.effects[0]!.status,
+      ).toBe('denied');
+      expect((await second.rpc.request('ledger.head', {}, { timeoutMs: 5_000 })).entryIndex).toBe(
+        headBefore.entryIndex! + 2,
+      );
     } finally {
       await second.close();
       await rm(src, { recursive: true, force: true });

@@ -8,11 +8,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from '@modelcontextprotocol/client';
 import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
 import { openPostgres } from '@world/runtime';
 import type { Grant } from '@world/contracts';
-import { startDistributedInProcess, startEmbedded, type System } from '../../src/system/embedded.js';
+import {
+  startDistributedInProcess,
+  startEmbedded,
+  type System,
+} from '../../src/system/embedded.js';
 import { worldPaths, type WorldPaths } from '../../src/system/paths.js';
 
 export type Mode = 'embedded' | 'distributed';
@@ -29,14 +36,20 @@ export const FULL_GRANTS: Grant[] = [
 ].map((effect) => ({ effect, scope: 'worktree', budget: 50 }));
 
 /** hello.ail of the §11 fixture. */
-export const HELLO_AIL = 'module hello\n\nimport std/io (println)\n\nexport func main() -> () ! {IO} {\n  println("hello from ailang-run")\n}\n';
+export const HELLO_AIL =
+  'module hello\n\nimport std/io (println)\n\nexport func main() -> () ! {IO} {\n  println("hello from ailang-run")\n}\n';
 
 /** A JSON-RPC response as read off the wire. */
 export interface RpcAnswer {
   status: number;
   contentType: string;
   text: string;
-  body: { jsonrpc: '2.0'; id: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } } | null;
+  body: {
+    jsonrpc: '2.0';
+    id: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  } | null;
 }
 
 export interface TestSystem {
@@ -52,11 +65,24 @@ export interface TestSystem {
   /** Mints a session and returns its token. */
   session(episodeId: string, grants: Grant[], ttlSeconds?: number): Promise<string>;
   /** POSTs one MCP JSON-RPC request the way a 2025-11-25 client does, and parses the answer. */
-  mcp(token: string | null, method: string, params: Record<string, unknown>, headers?: Record<string, string>): Promise<RpcAnswer>;
+  mcp(
+    token: string | null,
+    method: string,
+    params: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<RpcAnswer>;
   /** tools/call: the result's structuredContent, or throws with the JSON-RPC error. */
-  call(token: string, tool: string, args: unknown, meta?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  call(
+    token: string,
+    tool: string,
+    args: unknown,
+    meta?: Record<string, unknown>,
+  ): Promise<Record<string, unknown>>;
   /** GET a /v1 path with the session (or none); returns status, content type and parsed body. */
-  get(path: string, token?: string | null): Promise<{ status: number; contentType: string; text: string; json: any }>;
+  get(
+    path: string,
+    token?: string | null,
+  ): Promise<{ status: number; contentType: string; text: string; json: any }>;
   /** The payload of an object, parsed as JSON (read through GET /v1/objects/{ref}?payload=true). */
   payload(ref: string, token: string): Promise<any>;
   v1Client(token: string): Promise<V1Client>;
@@ -70,7 +96,10 @@ export async function startTestSystem(
   options: { callDeadlineMs?: number; publicReads?: boolean } = {},
 ): Promise<TestSystem> {
   const home = await mkdtemp(join(tmpdir(), `world-e2e-${mode}-`));
-  const paths = worldPaths({ WORLD_HOME: join(home, 'home'), WORLD_WORKSPACE_ROOT: join(home, 'ws') });
+  const paths = worldPaths({
+    WORLD_HOME: join(home, 'home'),
+    WORLD_WORKSPACE_ROOT: join(home, 'ws'),
+  });
   let db: TestDatabase | undefined;
   let system: System;
   if (mode === 'embedded') {
@@ -137,22 +166,37 @@ export async function startTestSystem(
       return reply.worktree;
     },
     async session(episodeId, grants, ttlSeconds = 3600) {
-      const minted = await system.rpc.request('broker.session.mint', { episodeId, grants, ttlSeconds }, { timeoutMs: 10_000 });
+      const minted = await system.rpc.request(
+        'broker.session.mint',
+        { episodeId, grants, ttlSeconds },
+        { timeoutMs: 10_000 },
+      );
       return minted.token;
     },
     mcp,
     async call(token, tool, args, meta) {
-      const answer = await mcp(token, 'tools/call', { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) });
+      const answer = await mcp(token, 'tools/call', {
+        name: tool,
+        arguments: args,
+        ...(meta ? { _meta: meta } : {}),
+      });
       if (answer.body?.result === undefined) {
         throw new Error(`tools/call ${tool} failed: ${answer.status} ${answer.text}`);
       }
       return answer.body.result.structuredContent as Record<string, unknown>;
     },
     async get(path, token = operatorToken) {
-      const res = await fetch(`${url}${path}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${url}${path}`, {
+        headers: token === null ? {} : { authorization: `Bearer ${token}` },
+      });
       const text = await res.text();
       const contentType = res.headers.get('content-type') ?? '';
-      return { status: res.status, contentType, text, json: contentType.includes('json') ? JSON.parse(text) : undefined };
+      return {
+        status: res.status,
+        contentType,
+        text,
+        json: contentType.includes('json') ? JSON.parse(text) : undefined,
+      };
     },
     async payload(ref, token) {
       const res = await t.get(`/v1/objects/${ref}?payload=true`, token);
@@ -161,13 +205,24 @@ export async function startTestSystem(
     },
     async v1Client(token) {
       const client = new V1Client({ name: 'e2e-v1', version: '1.0.0' });
-      await client.connect(new V1Transport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new V1Transport(new URL(`${url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
       clients.push(client);
       return client;
     },
     async v2Client(token) {
-      const client = new V2Client({ name: 'e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-      await client.connect(new V2Transport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      const client = new V2Client(
+        { name: 'e2e-v2', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(
+        new V2Transport(new URL(`${url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
       clients.push(client);
       return client;
     },

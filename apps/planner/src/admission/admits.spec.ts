@@ -1,7 +1,9 @@
 import { admits } from './admits.js';
 
 const access = { effect: 'Workspace.Read', scope: 'worktree', cost: 0 };
-const grant = (over: Partial<{ effect: string; scope: string; budget: number; expiresAt: number }> = {}) => ({
+const grant = (
+  over: Partial<{ effect: string; scope: string; budget: number; expiresAt: number }> = {},
+) => ({
   effect: 'Workspace.Read',
   scope: 'worktree',
   budget: 5,

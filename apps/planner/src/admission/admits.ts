@@ -9,8 +9,17 @@ import type { EffectTriple, SessionGrant } from '@world/contracts';
  * @param grants the session's grants (expiresAt in epoch ms)
  * @param now epoch ms
  */
-export function admits(access: EffectTriple, grants: readonly SessionGrant[], now: number): boolean {
+export function admits(
+  access: EffectTriple,
+  grants: readonly SessionGrant[],
+  now: number,
+): boolean {
   return grants.some(
-    (g) => g.effect === access.effect && g.scope === access.scope && now >= 0 && now < g.expiresAt && access.cost <= g.budget,
+    (g) =>
+      g.effect === access.effect &&
+      g.scope === access.scope &&
+      now >= 0 &&
+      now < g.expiresAt &&
+      access.cost <= g.budget,
   );
 }

@@ -7,7 +7,15 @@ const planRef = `sha256:${'1'.repeat(64)}` as Ref;
 const record = `sha256:${'2'.repeat(64)}` as Ref;
 const effectful: EffectPlan = {
   plan: 'world/effect-plan/v1',
-  effects: [{ id: 'e1', effect: 'Workspace.Read', scope: 'worktree', cost: 1, payload: { op: 'read', path: 'a' } }],
+  effects: [
+    {
+      id: 'e1',
+      effect: 'Workspace.Read',
+      scope: 'worktree',
+      cost: 1,
+      payload: { op: 'read', path: 'a' },
+    },
+  ],
   finish: false,
   result: null,
 };
@@ -25,21 +33,33 @@ describe('composeOutput (world-spec §4.4, world-internals §5.4)', () => {
       effectful,
       { id: 'e1', status: 'ok' as const, record, output: { ok: true, content: 'x' } },
       null,
-      { ok: true, content: 'x', world: { effects: [{ id: 'e1', status: 'ok', record }], plan: planRef } },
+      {
+        ok: true,
+        content: 'x',
+        world: { effects: [{ id: 'e1', status: 'ok', record }], plan: planRef },
+      },
     ],
     [
       '(B) plan refusal: the plan result plus an empty effects list',
       refusal,
       null,
       null,
-      { ok: false, refused: 'missing required argument "path"', world: { effects: [], plan: planRef } },
+      {
+        ok: false,
+        refused: 'missing required argument "path"',
+        world: { effects: [], plan: planRef },
+      },
     ],
     [
       '(C) handler refusal: an ok:false output with status ok',
       effectful,
       { id: 'e1', status: 'ok' as const, record, output: { ok: false, refused: 'r' } },
       null,
-      { ok: false, refused: 'r', world: { effects: [{ id: 'e1', status: 'ok', record }], plan: planRef } },
+      {
+        ok: false,
+        refused: 'r',
+        world: { effects: [{ id: 'e1', status: 'ok', record }], plan: planRef },
+      },
     ],
     [
       '(D) denial without finish: the world block alone',
@@ -73,7 +93,16 @@ describe('composeOutput (world-spec §4.4, world-internals §5.4)', () => {
 
   it('refuses a body that carries the reserved world key (plan law L6)', () => {
     expect(() =>
-      composeOutput(effectful, planRef, { id: 'e1', status: 'ok', record, output: { world: 1 } }, null),
-    ).toThrow(new PlanLawError('plan law L6: the reserved key "world" appears in a transition or handler output'));
+      composeOutput(
+        effectful,
+        planRef,
+        { id: 'e1', status: 'ok', record, output: { world: 1 } },
+        null,
+      ),
+    ).toThrow(
+      new PlanLawError(
+        'plan law L6: the reserved key "world" appears in a transition or handler output',
+      ),
+    );
   });
 });

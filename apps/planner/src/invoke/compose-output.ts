@@ -33,13 +33,17 @@ export function composeOutput(
   let body: Record<string, unknown>;
   if (plan.effects.length === 0) body = plan.result ?? {};
   else if (finishOutput !== null) body = finishOutput;
-  else if (effect !== null && effect.status === 'ok' && effect.output !== null) body = effect.output;
+  else if (effect !== null && effect.status === 'ok' && effect.output !== null)
+    body = effect.output;
   else body = {};
   if (Object.prototype.hasOwnProperty.call(body, 'world')) {
-    throw new PlanLawError('plan law L6: the reserved key "world" appears in a transition or handler output');
+    throw new PlanLawError(
+      'plan law L6: the reserved key "world" appears in a transition or handler output',
+    );
   }
   const world: WorldBlock = {
-    effects: effect === null ? [] : [{ id: effect.id, status: effect.status, record: effect.record }],
+    effects:
+      effect === null ? [] : [{ id: effect.id, status: effect.status, record: effect.record }],
     plan: planRef,
   };
   return { ...body, world };

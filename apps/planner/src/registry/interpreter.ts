@@ -24,7 +24,9 @@ function packageIdentity(): { name: string; version: string } {
  * The interpreter object: `world/interpreter/v1` over {name, version, node}. Its hash is every
  * coordinator entry's `header.interpreter`; stable across restarts of the same build and Node.
  */
-export function interpreterObject(identity: InterpreterIdentity = { ...packageIdentity(), node: process.version }): {
+export function interpreterObject(
+  identity: InterpreterIdentity = { ...packageIdentity(), node: process.version },
+): {
   object: WorldObject;
   text: string;
 } {

@@ -4,7 +4,12 @@ import { ToolRegistry, transitionSource } from './tool-registry.js';
 
 describe('ToolRegistry (DESIGN.md §4, world-spec §2.4, §2.7)', () => {
   const registry = new ToolRegistry();
-  const live = (effect: string, budget = 5) => ({ effect, scope: 'worktree', budget, expiresAt: 10_000 });
+  const live = (effect: string, budget = 5) => ({
+    effect,
+    scope: 'worktree',
+    budget,
+    expiresAt: 10_000,
+  });
 
   it('serves the eight tools in registry order with their transitionFn and interpreter', () => {
     expect(registry.tools.map((t) => t.descriptor.id)).toEqual([
@@ -32,14 +37,15 @@ describe('ToolRegistry (DESIGN.md §4, world-spec §2.4, §2.7)', () => {
   });
 
   it('lists exactly the tools the live grants admit (world-spec §11 scenario 10)', () => {
-    expect(registry.visible([live('Workspace.Read')], 1_000).map((d) => d.id)).toEqual(['ailang-read']);
-    expect(registry.visible([live('Workspace.Read', 0)], 1_000).map((d) => d.id)).toEqual(['ailang-read']);
-    expect(registry.visible([live('Workspace.Write'), live('Ailang.Discover')], 1_000).map((d) => d.id)).toEqual([
-      'ailang-write',
-      'ailang-edit',
-      'builtins-search',
-      'examples-search',
+    expect(registry.visible([live('Workspace.Read')], 1_000).map((d) => d.id)).toEqual([
+      'ailang-read',
     ]);
+    expect(registry.visible([live('Workspace.Read', 0)], 1_000).map((d) => d.id)).toEqual([
+      'ailang-read',
+    ]);
+    expect(
+      registry.visible([live('Workspace.Write'), live('Ailang.Discover')], 1_000).map((d) => d.id),
+    ).toEqual(['ailang-write', 'ailang-edit', 'builtins-search', 'examples-search']);
     expect(registry.visible([live('Workspace.Read')], 10_000)).toEqual([]);
   });
 

@@ -46,7 +46,11 @@ export class ToolRegistry {
     this.interpreter = object;
     this.interpreterText = text;
     this.tools = definitions.map((definition) => {
-      const source = makeObject(SEMANTIC_IDS.transitionSource, PROVENANCE, Buffer.from(transitionSource(definition), 'utf8'));
+      const source = makeObject(
+        SEMANTIC_IDS.transitionSource,
+        PROVENANCE,
+        Buffer.from(transitionSource(definition), 'utf8'),
+      );
       const descriptor: ToolDescriptor = {
         id: definition.id,
         title: definition.title,
@@ -82,6 +86,8 @@ export class ToolRegistry {
    * "Visibility/admission"; the same function feeds MCP tools/list and the A2A card).
    */
   visible(grants: readonly SessionGrant[], now: number): ToolDescriptor[] {
-    return this.tools.filter((t) => admits(t.descriptor.access, grants, now)).map((t) => t.descriptor);
+    return this.tools
+      .filter((t) => admits(t.descriptor.access, grants, now))
+      .map((t) => t.descriptor);
   }
 }

@@ -9,7 +9,13 @@ import {
   ServiceUnavailableError,
 } from '@world/contracts';
 import { testNatsUrl, uniquePrefix, eventually } from '@world/testing';
-import { InProcessBus, connectRpc, startMicroservice, type RpcClient, type TransportConfig } from '../../src/index.js';
+import {
+  InProcessBus,
+  connectRpc,
+  startMicroservice,
+  type RpcClient,
+  type TransportConfig,
+} from '../../src/index.js';
 
 const served: string[] = [];
 const events: string[] = [];
@@ -52,7 +58,10 @@ describe.each(modes)('service transport over %s', (_mode, makeTransport) => {
 
   beforeAll(async () => {
     const transport = makeTransport();
-    apps = [await startMicroservice('ledger', makeModule('r1'), transport), await startMicroservice('ledger', makeModule('r2'), transport)];
+    apps = [
+      await startMicroservice('ledger', makeModule('r1'), transport),
+      await startMicroservice('ledger', makeModule('r2'), transport),
+    ];
     client = await connectRpc(transport, 'test-client');
   });
 
@@ -81,22 +90,31 @@ describe.each(modes)('service transport over %s', (_mode, makeTransport) => {
   });
 
   it('restores typed errors with their details', async () => {
-    await expect(client.request('ledger.log.entry', { index: 1 }, { timeoutMs: 2_000 })).rejects.toEqual(
-      new NotFoundError('log entry not found'),
-    );
-    const conflict = await client.request('ledger.log.entry', { index: 2 }, { timeoutMs: 2_000 }).catch((e) => e);
+    await expect(
+      client.request('ledger.log.entry', { index: 1 }, { timeoutMs: 2_000 }),
+    ).rejects.toEqual(new NotFoundError('log entry not found'));
+    const conflict = await client
+      .request('ledger.log.entry', { index: 2 }, { timeoutMs: 2_000 })
+      .catch((e) => e);
     expect(conflict).toBeInstanceOf(HeadConflictError);
-    expect(conflict.details()).toEqual({ observedHead: '', selectedHead: 'sha256:' + 'a'.repeat(64) });
+    expect(conflict.details()).toEqual({
+      observedHead: '',
+      selectedHead: 'sha256:' + 'a'.repeat(64),
+    });
   });
 
   it('answers an untyped failure as Internal without its message', async () => {
-    const err = await client.request('ledger.log.entry', { index: 9 }, { timeoutMs: 2_000 }).catch((e) => e);
+    const err = await client
+      .request('ledger.log.entry', { index: 9 }, { timeoutMs: 2_000 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(InternalError);
     expect(err.message).toBe('internal store failure');
   });
 
   it('ends a slow request at its timeout', async () => {
-    const err = await client.request('ledger.log.entry', { index: 3 }, { timeoutMs: 200 }).catch((e) => e);
+    const err = await client
+      .request('ledger.log.entry', { index: 3 }, { timeoutMs: 200 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(TransportTimeoutError);
     expect(err.message).toBe('ledger.log.entry did not answer within 200 ms');
   });
