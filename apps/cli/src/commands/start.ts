@@ -16,9 +16,13 @@ export interface StartOptions {
  * and PostgreSQL. Creates the `demo` episode and its session, prints how to connect, runs until
  * SIGINT/SIGTERM.
  */
-export async function startCommand(options: StartOptions, env: NodeJS.ProcessEnv = process.env): Promise<System> {
+export async function startCommand(
+  options: StartOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<System> {
   const paths = worldPaths(env);
-  const callDeadlineMs = env.WORLD_CALL_DEADLINE_MS !== undefined ? Number(env.WORLD_CALL_DEADLINE_MS) : undefined;
+  const callDeadlineMs =
+    env.WORLD_CALL_DEADLINE_MS !== undefined ? Number(env.WORLD_CALL_DEADLINE_MS) : undefined;
   const distributed = Boolean(env.NATS_URL) && Boolean(env.DATABASE_URL);
   const system = distributed
     ? await startDistributedInProcess({
@@ -28,10 +32,17 @@ export async function startCommand(options: StartOptions, env: NodeJS.ProcessEnv
         callDeadlineMs,
         natsUrl: env.NATS_URL!,
         prefix: env.WORLD_SUBJECT_PREFIX ?? 'world',
-        database: await openPostgres(env.DATABASE_URL!, { applicationName: uniqueReplica('world-start') }),
+        database: await openPostgres(env.DATABASE_URL!, {
+          applicationName: uniqueReplica('world-start'),
+        }),
         dbPath: redactUrl(env.DATABASE_URL!),
       })
-    : await startEmbedded({ paths, bind: options.bind, publicReads: options.publicReads, callDeadlineMs });
+    : await startEmbedded({
+        paths,
+        bind: options.bind,
+        publicReads: options.publicReads,
+        callDeadlineMs,
+      });
   const demo = await bootstrapDemo(system.rpc, paths);
   const mcp = `${system.url}/mcp`;
   const lines = [
