@@ -466,9 +466,15 @@ describe.each(MODES)('the world command (%s mode)', (mode) => {
   );
 
   it(
-    'why - finds a result on stdin by the sha256 of its canonical JSON and confirms its exact bytes',
+    'why - (or --result FILE) finds a result by the sha256 of its canonical JSON and confirms its exact bytes',
     async () => {
-      const r = await world(['why', '-'], {}, jsonOut);
+      const resultFile = join(dir, 'result.json');
+      await writeFile(resultFile, jsonOut);
+      const [r, fromFile] = await Promise.all([
+        world(['why', '-'], {}, jsonOut),
+        world(['why', '--result', resultFile]),
+      ]);
+      expect(fromFile).toEqual(r);
       const out = lines(r.stdout);
       expectExit(r, 0);
       expect(out[0]).toMatch(/^why: entry \d+ \(matched by output \(sha256 of the result\)\)$/);
