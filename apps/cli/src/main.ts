@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
-import { closeOnSignal } from '@world/runtime';
 import { CliError } from './commands/util.js';
-import { startCommand } from './commands/start.js';
-import { upCommand } from './commands/up.js';
 import { registerClientCommands } from './commands/register.js';
+
+// `start` and `up` load every service (Nest, PGlite, the toolchain); the client verbs need none
+// of it, so those two are imported only when they run.
 
 /** The `world` command (apps/cli). */
 export function buildProgram(): Command {
@@ -27,6 +27,8 @@ export function buildProgram(): Command {
       process.env.WORLD_PUBLIC_READS === '1',
     )
     .action(async (opts: { bind: string; publicReads: boolean }) => {
+      const { startCommand } = await import('./commands/start.js');
+      const { closeOnSignal } = await import('@world/runtime');
       const system = await startCommand({ bind: opts.bind, publicReads: opts.publicReads });
       closeOnSignal(
         [{ service: 'world', replica: 'start', close: () => system.close() }],
@@ -43,6 +45,7 @@ export function buildProgram(): Command {
     )
     .option('--quiet', "do not echo the services' log lines")
     .action(async (opts: { replicas?: string; quiet?: boolean }) => {
+      const { upCommand } = await import('./commands/up.js');
       await upCommand(opts);
     });
 
