@@ -7,7 +7,7 @@
  * bench/results/<date>-profile.json and prints the findings. `--keep` leaves the database (and
  * prints its URL) for further EXPLAIN ANALYZE by hand.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,6 +147,12 @@ function printPhase(p: PhaseReport, log: (l: string) => void): void {
       `  ${s.subject.padEnd(28)} ${s.perCall.toFixed(2)} req/call ${s.eventsPerCall > 0 ? `${s.eventsPerCall.toFixed(2)} events/call ` : ''}${s.p50Ms === null ? '' : `observed p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms!.toFixed(2)} ms`}`,
     );
   }
+  log(
+    `PostgreSQL per call: ${Object.entries(p.pg.perCall)
+      .filter(([, v]) => v >= 0.05)
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ')}`,
+  );
   log(
     `PostgreSQL: ${p.pg.samples} samples of pg_stat_activity; statements by share of samples with a backend running them:`,
   );
@@ -294,6 +300,10 @@ export async function runProfile(
       );
       log('by function (self time):');
       for (const f of s.functions) log(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.name}`);
+      log(
+        'by caller (native and Node-internal time charged to the library or World code that caused it):',
+      );
+      for (const f of s.callers) log(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.name}`);
     }
   }
   await mkdir(RESULTS_DIR, { recursive: true });
@@ -307,5 +317,15 @@ export async function runProfile(
     `${JSON.stringify({ date, mode: profile.name, phases, explains, cpuProfiles: profiles }, null, 2)}\n`,
   );
   log(`\nwrote ${file}`);
+  // WORLD_BENCH_PROFILE_DIR keeps the raw .cpuprofile files (open them in Chrome DevTools).
+  const keepDir = process.env.WORLD_BENCH_PROFILE_DIR;
+  if (keepDir !== undefined) {
+    await mkdir(keepDir, { recursive: true });
+    for (const file of await readdir(profDir)) {
+      const pid = Number(/^CPU\.\d+\.\d+\.(\d+)\./.exec(file)?.[1]);
+      await copyFile(join(profDir, file), join(keepDir, `${pids[pid] ?? 'process'}-${file}`));
+    }
+    log(`raw profiles copied to ${keepDir}`);
+  }
   await rm(root, { recursive: true, force: true });
 }

@@ -71,6 +71,10 @@ describe('summarizeProfile', () => {
         { name: 'parse zod/v4/parse.js:10', ms: 6, share: 0.75 },
         { name: 'commit apps/ledger/dist/commit.js:1', ms: 2, share: 0.25 },
       ],
+      callers: [
+        { name: 'parse zod/v4/parse.js:10', ms: 6, share: 0.75 },
+        { name: 'commit apps/ledger/dist/commit.js:1', ms: 2, share: 0.25 },
+      ],
     });
   });
 
@@ -103,30 +107,41 @@ describe('summarizeProfile', () => {
     expect([s.totalMs, s.busyMs, s.areas]).toEqual([5, 6, [{ name: 'zod', ms: 6, share: 1 }]]);
   });
 
-  it('charges a native frame to its nearest JavaScript caller', () => {
+  it('charges native frames and Node internals to the library that caused them', () => {
+    const frame = (functionName: string, url: string, lineNumber = 0) => ({
+      functionName,
+      url,
+      lineNumber,
+    });
     const profile: CpuProfile = {
       nodes: [
-        { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 }, children: [2, 4] },
+        { id: 1, callFrame: frame('(root)', ''), children: [2, 4] },
         {
           id: 2,
-          callFrame: {
-            functionName: 'write',
-            url: 'file:///r/node_modules/pino/lib/tools.js',
-            lineNumber: 4,
-          },
+          callFrame: frame('write', 'file:///r/node_modules/pino/lib/tools.js', 4),
+          children: [5],
+        },
+        {
+          id: 5,
+          callFrame: frame('handleWriteReq', 'node:internal/stream_base_commons', 45),
           children: [3],
         },
-        { id: 3, callFrame: { functionName: 'writeBuffer', url: '', lineNumber: -1 } },
-        { id: 4, callFrame: { functionName: 'writev', url: '', lineNumber: -1 } },
+        { id: 3, callFrame: frame('writeBuffer', '') },
+        { id: 4, callFrame: frame('writev', '') },
       ],
       samples: [3, 4],
       timeDeltas: [3000, 1000],
       startTime: 0,
       endTime: 4000,
     };
-    expect(summarizeProfile(profile).areas).toEqual([
-      { name: 'pino', ms: 3, share: 0.75 },
-      { name: '(native)', ms: 1, share: 0.25 },
+    const s = summarizeProfile(profile);
+    expect([s.areas, s.functions.map((f) => f.name), s.callers.map((f) => f.name)]).toEqual([
+      [
+        { name: 'pino', ms: 3, share: 0.75 },
+        { name: '(native)', ms: 1, share: 0.25 },
+      ],
+      ['handleWriteReq node:internal/stream_base_commons:46', 'writev'],
+      ['write pino/lib/tools.js:5', 'writev'],
     ]);
   });
 });

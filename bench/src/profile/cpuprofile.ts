@@ -30,8 +30,12 @@ export interface ProfileSummary {
   totalMs: number;
   /** non-idle samples' time, ms */
   busyMs: number;
+  /** by package, each sample charged to the nearest frame outside Node's own code */
   areas: SelfTime[];
+  /** by function, native frames charged to their JavaScript caller */
   functions: SelfTime[];
+  /** by function, each sample charged to the nearest frame outside Node's own code (who caused it) */
+  callers: SelfTime[];
 }
 
 const US_PER_MS = 1000;
@@ -106,16 +110,32 @@ export function summarizeProfile(
     }
     return node.callFrame;
   };
+  // Who caused a sample: the nearest frame that is neither native nor Node's own JavaScript
+  // (a socket write from pg lands on pg, one from nats.js on @nats-io/nats-core).
+  const callerFrame = (id: number) => {
+    let node = byId.get(id)!;
+    const internal = (f: CpuProfile['nodes'][number]['callFrame']) =>
+      (f.url === '' && !f.functionName.startsWith('(')) || f.url.startsWith('node:');
+    while (internal(node.callFrame) && parent.has(node.id)) {
+      const up = byId.get(parent.get(node.id)!)!;
+      if (up.callFrame.functionName === '(root)') break;
+      node = up;
+    }
+    return node.callFrame;
+  };
+  const callers = new Map<string, number>();
+  const label = (frame: CpuProfile['nodes'][number]['callFrame']) =>
+    `${frame.functionName || '(anonymous)'} ${frame.url === '' ? '' : `${shortUrl(frame.url)}:${frame.lineNumber + 1}`}`.trim();
   let busyUs = 0;
   for (const [id, us] of selfUs) {
     if (IDLE.has(byId.get(id)!.callFrame.functionName)) continue;
     const frame = chargedFrame(id);
+    const caller = callerFrame(id);
     busyUs += us;
-    const area = areaOf(frame.functionName, frame.url);
+    const area = areaOf(caller.functionName, caller.url);
     areas.set(area, (areas.get(area) ?? 0) + us);
-    const fn =
-      `${frame.functionName || '(anonymous)'} ${frame.url === '' ? '' : `${shortUrl(frame.url)}:${frame.lineNumber + 1}`}`.trim();
-    functions.set(fn, (functions.get(fn) ?? 0) + us);
+    functions.set(label(frame), (functions.get(label(frame)) ?? 0) + us);
+    callers.set(label(caller), (callers.get(label(caller)) ?? 0) + us);
   }
   const rank = (m: Map<string, number>) =>
     [...m.entries()]
@@ -127,5 +147,6 @@ export function summarizeProfile(
     busyMs: busyUs / US_PER_MS,
     areas: rank(areas),
     functions: rank(functions),
+    callers: rank(callers),
   };
 }
