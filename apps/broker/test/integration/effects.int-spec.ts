@@ -317,7 +317,8 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
   });
 
   it('refuses an effect without a handler before writing anything (rule R8)', async () => {
-    const { episodeId, session } = await setup([grant('Ailang.Run', 5)]);
+    // Git.Commit is a library-only effect of the reference (world-spec §2.6): no handler here.
+    const { episodeId, session } = await setup([grant('Git.Commit', 5)]);
     const counts = await h.counts();
     const [before] = await h.rows<{ f: string }>(
       `SELECT lease_fence AS f FROM broker.episodes WHERE id = '${episodeId}'`,
@@ -329,7 +330,7 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
           credentialId: session.credentialId,
           episodeId,
           acquire: { holder: 'x', ttlMs: 1000, waitMs: 0 },
-          effect: { effect: 'Ailang.Run', payload: { op: 'run', path: 'a.ail' } },
+          effect: { effect: 'Git.Commit', payload: { op: 'commit', message: 'm' } },
         }),
         opts,
       )

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BadRequestError, credentialIdOf } from '@world/contracts';
+import { BadRequestError, NotFoundError, credentialIdOf } from '@world/contracts';
 import { eventually } from '@world/testing';
 import { resolveSession } from '../../src/index.js';
 import { MODES, RPC_TIMEOUT_MS, startHarness, type Harness } from '../support/harness.js';
@@ -15,6 +15,9 @@ describe.each(MODES)('sessions over %s', (_name, mode) => {
 
   beforeAll(async () => {
     h = await startHarness(mode);
+    for (const episodeId of ['ep', 'listed']) {
+      await h.rpc.request('broker.episode.create', { episodeId, source: { kind: 'empty' } }, opts);
+    }
   });
   afterAll(async () => {
     await h.close();
@@ -186,6 +189,23 @@ describe.each(MODES)('sessions over %s', (_name, mode) => {
     await expect(
       h.rpc.request('broker.session.mint', { episodeId: 'ep', grants: [], ttlSeconds: 60 }, opts),
     ).rejects.toBeInstanceOf(BadRequestError);
+    const [after] = await h.rows<{ n: string }>('SELECT count(*) AS n FROM broker.sessions');
+    expect(Number(after!.n)).toBe(Number(before!.n));
+  });
+
+  it('refuses a mint for an episode that was never created and stores nothing', async () => {
+    const [before] = await h.rows<{ n: string }>('SELECT count(*) AS n FROM broker.sessions');
+    await expect(
+      h.rpc.request(
+        'broker.session.mint',
+        { episodeId: 'no-such-episode', grants, ttlSeconds: 60 },
+        opts,
+      ),
+    ).rejects.toEqual(
+      new NotFoundError(
+        'episode "no-such-episode" does not exist; create it first (world episode create no-such-episode)',
+      ),
+    );
     const [after] = await h.rows<{ n: string }>('SELECT count(*) AS n FROM broker.sessions');
     expect(Number(after!.n)).toBe(Number(before!.n));
   });
