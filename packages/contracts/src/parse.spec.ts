@@ -1,0 +1,36 @@
+import { BadRequestError } from './errors.js';
+import { parseRequest } from './parse.js';
+import { CONTRACTS, ownerOf, wireSubject } from './subjects.js';
+
+describe('parseRequest (one contract per subject, DESIGN.md §1)', () => {
+  it('returns the parsed request', () => {
+    expect(parseRequest('ledger.log.entry', { index: 3 })).toEqual({ index: 3 });
+  });
+
+  it.each([
+    [
+      'ledger.log.entry',
+      { index: -1 },
+      'ledger.log.entry: index: Too small: expected number to be >=0',
+    ],
+    [
+      'ledger.world.get',
+      { ref: 'sha256:ABC' },
+      'ledger.world.get: ref: ref digest must be 64 hex characters',
+    ],
+    [
+      'broker.episode.get',
+      { episodeId: 'Bad_Id' },
+      'broker.episode.get: episodeId: episode id must match ^[a-z0-9][a-z0-9-]{0,63}$',
+    ],
+  ] as const)('refuses a bad %s request naming the field', (subject, data, message) => {
+    expect(() => parseRequest(subject, data)).toThrow(new BadRequestError(message));
+  });
+
+  it('names every subject after its owning service and prefixes it on the wire', () => {
+    for (const subject of Object.keys(CONTRACTS) as Array<keyof typeof CONTRACTS>) {
+      expect(['ledger', 'broker', 'planner']).toContain(ownerOf(subject));
+      expect(wireSubject('world', subject)).toBe(`world.${subject}`);
+    }
+  });
+});
