@@ -78,15 +78,15 @@ export const FULL: Profile = {
 /** `--quick`: a smoke run under a minute; its numbers are not judged. */
 export const QUICK: Profile = {
   name: 'quick',
-  warmup: 8,
-  callsC1: 32,
-  callsConcurrent: 64,
-  logReads: 10,
-  growthSmall: 100,
-  growthLarge: 600,
+  warmup: 0,
+  callsC1: 16,
+  callsConcurrent: 32,
+  logReads: 5,
+  growthSmall: 50,
+  growthLarge: 300,
   episodeEarly: 10,
-  episodeLate: 60,
-  episodeWindow: 10,
+  episodeLate: 30,
+  episodeWindow: 5,
 };
 
 /** Issue 7's targets (2-core box, everything on one machine). */

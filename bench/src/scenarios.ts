@@ -254,7 +254,9 @@ export async function logReadScenario(
     paths,
     verify,
   };
-  await runHttpLoad({ ...load, amount: Math.min(ctx.profile.warmup, ctx.profile.logReads) });
+  const warmup = Math.min(ctx.profile.warmup, ctx.profile.logReads);
+  // amount 0 would mean "no limit" to autocannon (a 10 s run): no warm-up then.
+  if (warmup > 0) await runHttpLoad({ ...load, amount: warmup });
   const watched = [...(await target.watched()), { name: 'harness', pid: process.pid }];
   ctx.rss.window();
   const cpuBefore = cpuSnapshot(watched);

@@ -9,6 +9,9 @@ import { FILE_NAME, RAW_PROTOCOL_VERSION } from '../config.js';
 import type { ClientCredential } from '../targets/target.js';
 import { toolCallParams, type DriverResult } from './driver.js';
 
+/** autocannon's sample tick, ms. */
+const SAMPLE_TICK_MS = 20;
+
 /** The raw tools/call body (one JSON-RPC request). */
 export const TOOL_CALL_BODY = JSON.stringify({
   jsonrpc: '2.0',
@@ -59,6 +62,8 @@ export interface HttpLoad {
 
 /** Runs autocannon for a fixed number of requests and collects each response's latency. */
 export async function runHttpLoad(load: HttpLoad): Promise<DriverResult> {
+  // autocannon reads amount 0 as "no limit" (a 10 s run): nothing to do instead.
+  if (load.amount <= 0) return { latenciesMs: [], errors: 0, wallMs: 0, completed: 0, warmup: 0 };
   const latencies: number[] = [];
   let firstError: string | undefined;
   let next = 0;
@@ -77,6 +82,9 @@ export async function runHttpLoad(load: HttpLoad): Promise<DriverResult> {
       connections: load.connections.length,
       amount: load.amount,
       timeout: 60,
+      // autocannon checks for the end on each sample tick (1 s by default): tick often, so a
+      // run of a few calls does not last a second.
+      sampleInt: SAMPLE_TICK_MS,
       requests: [
         {
           method: load.method,
@@ -103,15 +111,21 @@ export async function runHttpLoad(load: HttpLoad): Promise<DriverResult> {
     (err, result) => (err ? fail(err) : finish(result)),
   );
   let completed = 0;
+  let lastAt = t0;
   instance.on(
     'response',
     (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
       completed++;
+      lastAt = performance.now();
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+      // autocannon notices `amount` on its next 1-second tick: stop it as soon as the last answer
+      // is in (after this answer's body check has run), so neither the window nor the run pads.
+      if (completed === load.amount) setImmediate(() => instance.stop());
     },
   );
   const result = await done;
-  const wallMs = performance.now() - t0;
+  // The window ends with the last answer, not when autocannon reports done.
+  const wallMs = lastAt - t0;
   const transportErrors = result.errors + result.timeouts + result.non2xx;
   if (transportErrors > 0)
     firstError ??= `${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`;

@@ -18,6 +18,8 @@ interface Agent {
 
 /** Connection attempts per client: a refused or reset connect under load is retried once. */
 const CONNECT_ATTEMPTS = 2;
+/** Clients that connect at once. */
+const CONNECT_BATCH = 8;
 
 async function connect(url: string, cred: ClientCredential): Promise<Agent> {
   let last: unknown;
@@ -68,9 +70,13 @@ export async function runMcpClients(
   calls: number,
   onMeasure: () => void = () => undefined,
 ): Promise<DriverResult> {
-  // Clients connect one after another: 32 simultaneous handshakes on a loaded box can reset.
+  // Clients connect CONNECT_BATCH at a time: 32 simultaneous handshakes on a loaded box reset.
   const agents: Agent[] = [];
-  for (const c of creds) agents.push(await connect(url, c));
+  for (let i = 0; i < creds.length; i += CONNECT_BATCH) {
+    agents.push(
+      ...(await Promise.all(creds.slice(i, i + CONNECT_BATCH).map((c) => connect(url, c)))),
+    );
+  }
   try {
     const share = (total: number, i: number) =>
       Math.floor(total / agents.length) + (i < total % agents.length ? 1 : 0);
