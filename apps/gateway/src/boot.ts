@@ -45,6 +45,8 @@ export interface GatewayOptions {
   worldHome: string;
   /** GET /v1/* without a credential (DESIGN.md §7.5) */
   publicReads?: boolean;
+  /** how long one /v1/log/stream run lasts before the client resumes (default LOG_STREAM_RUN_MS) */
+  logStreamRunMs?: number;
   /** the operator credential itself (64 hex), else… */
   operatorToken?: string;
   /** …a file holding it, else `$WORLD_HOME/operator.token` (created when absent) */
@@ -115,6 +117,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           a2a,
           log,
           publicReads: options.publicReads ?? false,
+          logStreamRunMs: options.logStreamRunMs,
           dbPath: options.dbPath ?? '',
         },
         { checks },

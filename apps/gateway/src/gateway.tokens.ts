@@ -18,6 +18,8 @@ export interface GatewayContext {
   publicReads: boolean;
   /** shown by GET /v1/health */
   dbPath: string;
+  /** how long one /v1/log/stream run lasts (default LOG_STREAM_RUN_MS; tests shorten it) */
+  logStreamRunMs?: number;
 }
 
 /** Injection token of the GatewayContext. */

@@ -37,6 +37,8 @@ export interface SystemOptions {
   callDeadlineMs?: number;
   /** the operator credential; absent → the gateway reads or creates paths.operatorTokenFile */
   operatorToken?: string;
+  /** how long one /v1/log/stream run lasts (default LOG_STREAM_RUN_MS; tests shorten it) */
+  logStreamRunMs?: number;
 }
 
 /**
@@ -111,6 +113,7 @@ async function startServices(
           ? undefined
           : options.paths.operatorTokenFile,
       callDeadlineMs: options.callDeadlineMs,
+      logStreamRunMs: options.logStreamRunMs,
       dbPath,
     });
     services.push(gateway);

@@ -93,7 +93,7 @@ export interface TestSystem {
 /** Starts a system in the given mode. */
 export async function startTestSystem(
   mode: Mode,
-  options: { callDeadlineMs?: number; publicReads?: boolean } = {},
+  options: { callDeadlineMs?: number; publicReads?: boolean; logStreamRunMs?: number } = {},
 ): Promise<TestSystem> {
   const home = await mkdtemp(join(tmpdir(), `world-e2e-${mode}-`));
   const paths = worldPaths({

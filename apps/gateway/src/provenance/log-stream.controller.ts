@@ -53,6 +53,7 @@ export class LogStreamController implements OnModuleDestroy {
         rpc: this.gateway.rpc,
         events: this.events,
         start,
+        runMs: this.gateway.logStreamRunMs,
         signal: stop.signal,
         sink: {
           write: (frame) => res.write(frame),
