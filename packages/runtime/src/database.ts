@@ -17,10 +17,33 @@ export type Database = PgDatabase<PgQueryResultHKT, any>;
 /** Advisory lock key every service's migrations take (ASCII "wrld"). */
 export const WORLD_MIGRATION_LOCK_KEY = 0x77726c64;
 
+/** The rows of one raw statement. */
+export interface RawResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+/**
+ * A raw statement runner: `text` with `$1…$n` placeholders. With a `name`, PostgreSQL prepares it
+ * once per connection and later runs skip parsing and planning (the hot paths' statements).
+ */
+export type RawQuery = <T = Record<string, unknown>>(
+  text: string,
+  params?: readonly unknown[],
+  name?: string,
+) => Promise<RawResult<T>>;
+
 /** One service's handle on its database. */
 export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   db: Database;
+  /**
+   * Runs one raw statement outside any transaction (one round trip, its own implicit transaction).
+   * For hot paths where drizzle's query building costs more than the statement (bench/README.md).
+   */
+  query: RawQuery;
+  /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
+  transaction<T>(fn: (query: RawQuery) => Promise<T>): Promise<T>;
   /** Applies a service's committed drizzle-kit migrations under a Postgres advisory lock. */
   migrate(options: MigrationOptions): Promise<void>;
   /** Readiness: one round trip to the database. */
@@ -87,6 +110,21 @@ export async function openPostgres(
         client.release();
       }
     },
+    query: rawPg(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(rawPg(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
     async ping() {
       await pool.query('SELECT 1');
     },
@@ -130,6 +168,10 @@ export async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
         migrationsTable: m.table,
       });
     },
+    query: rawPglite(client),
+    transaction(fn) {
+      return client.transaction((tx) => fn(rawPglite(tx)));
+    },
     async ping() {
       await client.query('SELECT 1');
     },
@@ -142,6 +184,25 @@ export async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
       closed = true;
       await client.close();
     },
+  };
+}
+
+/** Raw statements over a node-postgres pool or client (named statements are prepared per connection). */
+function rawPg(runner: pg.Pool | pg.PoolClient): RawQuery {
+  return async <T>(text: string, params: readonly unknown[] = [], name?: string) => {
+    const result = await runner.query({ text, values: params as unknown[], name });
+    return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+  };
+}
+
+/** Raw statements over PGlite or one of its transactions (one backend: nothing to prepare). */
+function rawPglite(runner: Pick<PGlite, 'query'>): RawQuery {
+  return async <T>(text: string, params: readonly unknown[] = []) => {
+    const result = await runner.query<T>(text, params as unknown[]);
+    return {
+      rows: result.rows,
+      rowCount: result.rows.length > 0 ? result.rows.length : (result.affectedRows ?? 0),
+    };
   };
 }
 
