@@ -74,6 +74,16 @@ function dead(pid: number): boolean {
   }
 }
 
+/** SIGKILL is delivered asynchronously: poll up to `ms` for the pid to become a zombie or vanish. */
+async function deadWithin(pid: number, ms = 3000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!dead(pid)) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
 describe('binaryToolchain', () => {
   let root: string;
   let bin: string;
@@ -320,7 +330,7 @@ describe('binaryToolchain', () => {
         ),
       );
       const [call] = invocations().filter((c) => c.argv[0] === 'run');
-      expect(dead(call!.pid)).toBe(true);
+      expect(await deadWithin(call!.pid)).toBe(true);
     });
 
     it('returns when the tool exits even if a grandchild holds its pipes, and kills the grandchild (incident 13)', async () => {
@@ -333,7 +343,7 @@ describe('binaryToolchain', () => {
       );
       expect([out.admitted, out.stdout]).toEqual([true, 'hi\n']);
       const [call] = invocations().filter((c) => c.argv[0] === 'run');
-      expect(dead(call!.grandchild!)).toBe(true);
+      expect(await deadWithin(call!.grandchild!)).toBe(true);
     });
 
     it('kills the process group when output passes the cap', async () => {
@@ -344,7 +354,7 @@ describe('binaryToolchain', () => {
         ),
       );
       const [call] = invocations().filter((c) => c.argv[0] === 'run');
-      expect(dead(call!.pid)).toBe(true);
+      expect(await deadWithin(call!.pid)).toBe(true);
     });
   });
 });
