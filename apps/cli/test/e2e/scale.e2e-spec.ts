@@ -64,7 +64,7 @@ const JOURNAL = 'journal.txt';
 /** MCP answers a host failure with -32603 `host callback failed` or `… timed out` (world-spec §6.3). */
 const HOST_FAILURE_CODE = -32603;
 const HOST_FAILURE_TEXT = /host callback (failed|timed out)$/;
-/** The gateway's own deadline ended first: HTTP 503 asking to retry (the SDKs report the status as the code). */
+/** The gateway's own deadline ended first: HTTP 503 asking to retry (world-spec §5.1). */
 const GATEWAY_DEADLINE = {
   code: 503,
   text: /the deadline ended before World answered; retry the request$/,
@@ -264,11 +264,13 @@ function useScaledWorld(label: string, callDeadlineMs: number) {
         seq: answers.length,
       };
     } catch (err) {
-      const e = err as { code?: number; message?: string };
+      // A JSON-RPC error carries a numeric code; an HTTP failure is the SDK's SdkHttpError, whose
+      // code is a string (CLIENT_HTTP_…) and whose HTTP status is `status`.
+      const e = err as { code?: number | string; status?: number; message?: string };
       answer = {
         call,
         kind: 'error',
-        code: e.code ?? 0,
+        code: typeof e.code === 'number' ? e.code : (e.status ?? 0),
         message: String(e.message),
         seq: answers.length,
       };
