@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
 import type { WorldObject } from '@world/canonical';
-import { LeaseLostError, type EffectRecord } from '@world/contracts';
+import { LeaseLostError, NoHandlerError, type EffectRecord } from '@world/contracts';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
-import { effectIntents, effectOutcomes, effectRecords, spend } from '../db/schema.js';
+import { effectIntents, effectOutcomes } from '../db/schema.js';
 import { EpisodesRepository } from '../episodes/episodes.repository.js';
 import { ObjectsRepository } from '../objects/objects.repository.js';
-import type { Queryable } from '../db/types.js';
 
 /** Spend of an episode: `spendKey(effect, scope)` → Σ cost of its intents. */
 export type SpendMap = ReadonlyMap<string, number>;
@@ -58,52 +57,95 @@ export class EffectsRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
   /**
-   * tx1 (world-internals §5.2): locks the episode row FOR UPDATE, checks the fence, reads the
-   * episode's spend, lets `choose` decide, then writes either the denial (request object,
-   * record object, record row; nothing spent, no intent) or the allowed start (spend += cost,
-   * intent with ordinal max+1, request object). All or nothing.
-   * @returns the start, with the minted ordinal when allowed
-   * @throws LeaseLostError when the fence is not the lease's current one (nothing written)
+   * tx1 (world-internals §5.2), in one transaction on one connection:
+   * 1. locks the episode row FOR UPDATE and either checks the caller's fence or takes the lease
+   *    (`acquire`: when free or expired, fence += 1, in the same statement as the lock; the
+   *    contract's "a lease to take in the same transaction");
+   * 2. reads the episode's spend (after the lock, so it is the latest committed spend) and lets
+   *    `choose` decide;
+   * 3. writes, in one statement, either the denial (request object, record object, record row;
+   *    nothing spent, no intent) or the allowed start (request object, spend += cost, intent with
+   *    ordinal max+1 computed inside the INSERT under the row lock).
+   * All or nothing: when the lease is held by another live holder nothing is written (the lock
+   * is released at once) and the holder's expiry is returned, for the caller to wait and retry.
+   * @returns the start with the fence it ran under (tookOver when an expired holder was
+   *   replaced) and the minted ordinal when allowed, or `heldUntil` when the lease is held
+   * @throws LeaseLostError when the fence is not the lease's current one (nothing written);
+   *   NoHandlerError when `acquire` finds no episode row (nothing written)
    */
   async begin(
     episodeId: string,
-    fence: number,
+    lease: { fence: number },
     choose: (spent: SpendMap) => EffectStart,
-  ): Promise<{ start: EffectStart; ordinal: number | null }> {
-    return this.database.db.transaction(async (tx) => {
-      const episode = await EpisodesRepository.lock(tx, episodeId);
-      if (episode === null || episode.leaseHolder === null || episode.leaseFence !== fence) {
-        throw new LeaseLostError(episodeId, fence);
+  ): Promise<BeginResult>;
+  async begin(
+    episodeId: string,
+    lease: LeaseClaim,
+    choose: (spent: SpendMap) => EffectStart,
+  ): Promise<BeginResult | { heldUntil: number }>;
+  async begin(
+    episodeId: string,
+    lease: LeaseClaim,
+    choose: (spent: SpendMap) => EffectStart,
+  ): Promise<BeginResult | { heldUntil: number }> {
+    return this.database.transaction(async (query) => {
+      let fence: number;
+      let tookOver = false;
+      if ('fence' in lease) {
+        fence = lease.fence;
+        const episode = await EpisodesRepository.lock(query, episodeId);
+        if (episode === null || episode.leaseHolder === null || episode.leaseFence !== fence) {
+          throw new LeaseLostError(episodeId, fence);
+        }
+      } else {
+        const { holder, ttlMs, now } = lease.acquire;
+        const claimed = await EpisodesRepository.claim(query, episodeId, holder, ttlMs, now);
+        if (claimed === null) throw new NoHandlerError();
+        if ('heldUntil' in claimed) return claimed;
+        fence = claimed.fence;
+        tookOver = claimed.tookOver;
       }
-      const rows = await tx.select().from(spend).where(eq(spend.episodeId, episodeId));
-      const start = choose(new Map(rows.map((r) => [spendKey(r.effect, r.scope), r.spent])));
-      await ObjectsRepository.insertMany(tx, start.objects);
+      const { rows } = await query<{ effect: string; scope: string; spent: string | number }>(
+        SPEND_SQL,
+        [episodeId],
+        'broker_spend_of_episode',
+      );
+      const start = choose(
+        new Map(rows.map((r) => [spendKey(r.effect, r.scope), Number(r.spent)])),
+      );
+      const objects = start.objects.length;
       if (start.kind === 'denied') {
-        await insertRecord(tx, start.record);
-        return { start, ordinal: null };
+        await query(
+          `WITH o AS (${ObjectsRepository.insertSql(objects, RECORD_PARAMS + 1)}) ${INSERT_RECORD_SQL}`,
+          [...recordParams(start.record), ...ObjectsRepository.insertParams(start.objects)],
+          `broker_tx1_denied_${objects}`,
+        );
+        return { fence, tookOver, start, ordinal: null };
       }
       const { intent } = start;
-      await tx
-        .insert(spend)
-        .values({ episodeId, effect: intent.effect, scope: intent.scope, spent: intent.cost })
-        .onConflictDoUpdate({
-          target: [spend.episodeId, spend.effect, spend.scope],
-          set: { spent: sql`${spend.spent} + ${intent.cost}` },
-        });
-      const [max] = await tx
-        .select({ value: sql<string | number | null>`max(${effectIntents.ordinal})` })
-        .from(effectIntents)
-        .where(eq(effectIntents.episodeId, episodeId));
-      const ordinal = max?.value === null || max?.value === undefined ? 0 : Number(max.value) + 1;
-      await tx.insert(effectIntents).values({ episodeId, ordinal, ...intent });
-      return { start, ordinal };
+      const { rows: minted } = await query<{ ordinal: string | number }>(
+        `WITH o AS (${ObjectsRepository.insertSql(objects, 8)}), ${INTENT_SQL}`,
+        [
+          episodeId,
+          intent.invocationId,
+          intent.effect,
+          intent.scope,
+          intent.cost,
+          intent.requestRef,
+          intent.logicalTime,
+          ...ObjectsRepository.insertParams(start.objects),
+        ],
+        `broker_tx1_allowed_${objects}`,
+      );
+      return { fence, tookOver, start, ordinal: Number(minted[0]!.ordinal) };
     });
   }
 
   /**
    * tx2 (world-internals §2.3): result object (when any), record object, record row, then the
-   * outcome. `beforeOutcome` runs inside the transaction just before the outcome insert (the
-   * `before-outcome` crash point).
+   * outcome, as one statement (its own transaction: all four become durable together or not at
+   * all). `beforeOutcome` (the `before-outcome` crash point) runs just before it, so a crash
+   * there leaves, as before, nothing of tx2 durable: the intent stays indeterminate.
    */
   async finish(
     episodeId: string,
@@ -113,12 +155,21 @@ export class EffectsRepository {
     status: 'succeeded' | 'failed',
     beforeOutcome: () => void,
   ): Promise<void> {
-    await this.database.db.transaction(async (tx) => {
-      await ObjectsRepository.insertMany(tx, objects);
-      await insertRecord(tx, record);
-      beforeOutcome();
-      await tx.insert(effectOutcomes).values({ episodeId, ordinal, status, recordRef: record.ref });
-    });
+    const first = RECORD_PARAMS + 5;
+    const sql =
+      objects.length === 0
+        ? `WITH r AS (${INSERT_RECORD_SQL}) ${INSERT_OUTCOME_SQL}`
+        : `WITH o AS (${ObjectsRepository.insertSql(objects.length, first)}), r AS (${INSERT_RECORD_SQL}) ${INSERT_OUTCOME_SQL}`;
+    const params = [
+      ...recordParams(record),
+      episodeId,
+      ordinal,
+      status,
+      record.ref,
+      ...ObjectsRepository.insertParams(objects),
+    ];
+    beforeOutcome();
+    await this.database.query(sql, params, `broker_tx2_${objects.length}`);
   }
 
   /** An invocation's intents in (episode, ordinal) order, with their outcomes. */
@@ -157,14 +208,67 @@ export class EffectsRepository {
   }
 }
 
-async function insertRecord(tx: Queryable, row: RecordRow): Promise<void> {
-  await tx
-    .insert(effectRecords)
-    .values({
-      ref: row.ref,
-      episodeId: row.episodeId,
-      invocationId: row.invocationId,
-      ...row.record,
-    })
-    .onConflictDoNothing();
+/** How `begin` holds the episode: the caller's fence, or a lease to take in tx1. */
+export type LeaseClaim =
+  { fence: number } | { acquire: { holder: string; ttlMs: number; now: number } };
+
+/** What tx1 wrote and under which fence. */
+export interface BeginResult {
+  fence: number;
+  tookOver: boolean;
+  start: EffectStart;
+  ordinal: number | null;
 }
+
+const SPEND_SQL = 'SELECT effect, scope, spent FROM broker.spend WHERE episode_id = $1::text';
+
+/** The number of parameters of INSERT_RECORD_SQL ($1…$13). */
+const RECORD_PARAMS = 13;
+
+const INSERT_RECORD_SQL = `INSERT INTO broker.effect_records (ref, episode_id, invocation_id,
+    effect, scope, cost, budget_before, budget_after, allowed, failed, denial, request_ref,
+    result_ref)
+  VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::bigint, $8::bigint,
+    $9::boolean, $10::boolean, $11::text, $12::text, $13::text)
+  ON CONFLICT DO NOTHING`;
+
+function recordParams(row: RecordRow): unknown[] {
+  const r = row.record;
+  return [
+    row.ref,
+    row.episodeId,
+    row.invocationId,
+    r.effect,
+    r.scope,
+    r.cost,
+    r.budgetBefore,
+    r.budgetAfter,
+    r.allowed,
+    r.failed,
+    r.denial,
+    r.requestRef,
+    r.resultRef,
+  ];
+}
+
+/** tx2's outcome, after the record ($14…$17: episode, ordinal, status, record ref). */
+const INSERT_OUTCOME_SQL = `INSERT INTO broker.effect_outcomes (episode_id, ordinal, status, record_ref)
+  VALUES ($14::text, $15::bigint, $16::text, $17::text)`;
+
+/**
+ * tx1's allowed writes after the objects (CTE `o`): spend += cost ($1 episode, $3 effect,
+ * $4 scope, $5 cost), then the intent with ordinal max+1 (or 0) of the episode's intents, read
+ * inside the INSERT under the episode row lock ($2 invocation, $6 request ref, $7 logical time;
+ * the objects' parameters follow from $8).
+ */
+const INTENT_SQL = `s AS (
+    INSERT INTO broker.spend (episode_id, effect, scope, spent)
+    VALUES ($1::text, $3::text, $4::text, $5::bigint)
+    ON CONFLICT (episode_id, effect, scope) DO UPDATE SET spent = broker.spend.spent + EXCLUDED.spent
+  )
+  INSERT INTO broker.effect_intents (episode_id, ordinal, invocation_id, effect, scope, cost,
+    request_ref, logical_time)
+  SELECT $1::text, coalesce(max(i.ordinal) + 1, 0), $2::text, $3::text, $4::text, $5::bigint,
+    $6::text, $7::bigint
+  FROM broker.effect_intents i WHERE i.episode_id = $1::text
+  RETURNING ordinal`;

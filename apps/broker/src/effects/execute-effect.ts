@@ -17,7 +17,6 @@ import {
   startMark,
   worldMetrics,
 } from '@world/runtime';
-import { EpisodesRepository } from '../episodes/episodes.repository.js';
 import { EpisodeLease } from '../episodes/lease.js';
 import { worktreeProblem } from '../episodes/worktree.js';
 import type { EffectHandler, HandlerContext } from '../handlers/registry.js';
@@ -35,8 +34,10 @@ import {
 import {
   EffectsRepository,
   spendKey,
+  type BeginResult,
   type EffectStart,
   type RecordRow,
+  type SpendMap,
 } from './effects.repository.js';
 
 const log = serviceLogger('broker');
@@ -52,16 +53,20 @@ type HandlerRun = { ok: true; output: Record<string, unknown> } | { ok: false; r
  * `broker.effect.execute`, the broker's heart (world-spec §2.7–§2.9, world-internals §5,
  * DESIGN.md §2). Order of durable writes:
  * 1. refusals that write nothing: no handler for the effect or no real worktree (NoHandlerError,
- *    rule R8), an unknown/revoked/foreign session (SessionUnknownError), a stale fence
- *    (LeaseLostError, checked under the episode row lock);
- * 2. tx1 under the episode row lock: decide against the session's grants seeded with
+ *    rule R8), an unknown/revoked/foreign session (SessionUnknownError) — the episode and the
+ *    session with its grants are read in one statement — a stale fence (LeaseLostError,
+ *    checked under the episode row lock);
+ * 2. tx1 under the episode row lock: with `acquire`, the lease is taken in tx1 itself (free or
+ *    expired: fence += 1; held: nothing written, wait and retry up to waitMs, then
+ *    DeadlineExceededError); decide against the session's grants seeded with
  *    budget − spent; denied → request object + record only; allowed → spend += cost, intent
  *    (ordinal max+1), request object; crash point `after-intent`;
  * 3. the handler, bounded by handlerMs (an op outside its allowlist, a throw, a timeout or a
  *    malformed output is a failure; a policy refusal is an ordinary ok:false output);
  *    crash point `after-handler`;
  * 4. tx2: result object (success only), record (succeeded or failed: the spend stands,
- *    incident 2), outcome (crash point `before-outcome` just before it).
+ *    incident 2), outcome (crash point `before-outcome` just before it); one statement, so
+ *    they become durable together, never the outcome without its record.
  * The reply carries the request, result and record objects for the planner's commit.
  * Every execute that reaches a decision is logged (`effect executed`) and counted in
  * `world_effects_total` (denied:budget also in `world_budget_denials_total`); the lease wait
@@ -71,7 +76,6 @@ type HandlerRun = { ok: true; output: Record<string, unknown> } | { ok: false; r
 export class ExecuteEffect {
   constructor(
     private readonly effects: EffectsRepository,
-    private readonly episodes: EpisodesRepository,
     private readonly sessions: SessionsRepository,
     private readonly lease: EpisodeLease,
     private readonly policies: PolicyFiles,
@@ -94,7 +98,10 @@ export class ExecuteEffect {
         'broker.effect.execute: exactly one of fence and acquire is required',
       );
     }
-    const episode = await this.episodes.get(episodeId);
+    const { episode, session } = await this.sessions.findWithEpisode(
+      request.credentialId,
+      episodeId,
+    );
     if (
       episode === null ||
       episode.worktree === null ||
@@ -103,26 +110,21 @@ export class ExecuteEffect {
       throw new NoHandlerError();
     }
     const worktree = episode.worktree;
-    const session = await this.sessions.find(request.credentialId);
     if (session === null || session.revokedAt !== null || session.episodeId !== episodeId) {
       throw new SessionUnknownError();
     }
     const policy = await this.policies.ensure(episodeId, worktree);
-    let fence = request.fence;
-    if (fence === undefined) {
-      const leaseMark = startMark();
-      try {
-        fence = (await this.lease.acquire({ episodeId, ...request.acquire! })).fence;
-      } finally {
-        observePhase(this.replica, 'lease', leaseMark);
-      }
-    }
 
     const requestObject = effectRequestObject({ effect, scope, cost, now, payload });
     const ask = { effect, scope, cost };
     let budgetBefore = 0;
     let denial: DenialLabel | undefined;
-    const { start, ordinal } = await this.effects.begin(episodeId, fence, (spent): EffectStart => {
+    let leaseMark: bigint | undefined;
+    const choose = (spent: SpendMap): EffectStart => {
+      if (leaseMark !== undefined) {
+        observePhase(this.replica, 'lease', leaseMark);
+        leaseMark = undefined;
+      }
       const views = session.grants.map((g) => ({
         effect: g.effect,
         scope: g.scope,
@@ -157,7 +159,24 @@ export class ExecuteEffect {
           logicalTime: now,
         },
       };
-    });
+    };
+    let begun: BeginResult;
+    if (request.fence !== undefined) {
+      begun = await this.effects.begin(episodeId, { fence: request.fence }, choose);
+    } else {
+      // The lease is taken inside tx1 (the contract's "in the same transaction"); phase `lease`
+      // is the wait for it, observed when tx1 holds it (or when taking it failed).
+      const { holder, ttlMs, waitMs } = request.acquire!;
+      leaseMark = startMark();
+      try {
+        begun = await this.lease.acquireVia({ episodeId, waitMs }, (attemptNow) =>
+          this.effects.begin(episodeId, { acquire: { holder, ttlMs, now: attemptNow } }, choose),
+        );
+      } finally {
+        if (leaseMark !== undefined) observePhase(this.replica, 'lease', leaseMark);
+      }
+    }
+    const { fence, start, ordinal } = begun;
     if (start.kind === 'denied') {
       this.executed({ invocationId, episodeId, effect, status: 'denied', ordinal: null, denial });
       if (denial === BUDGET_DENIAL)

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, eq, sql } from 'drizzle-orm';
-import { DATABASE, type DatabaseHandle } from '@world/runtime';
+import { eq } from 'drizzle-orm';
+import { DATABASE, type DatabaseHandle, type RawQuery } from '@world/runtime';
 import { episodes } from '../db/schema.js';
-import type { Queryable } from '../db/types.js';
 
 /** The NOTIFY channel a lease release is announced on (payload: the episode id). */
 export const LEASE_CHANNEL = 'world_broker_lease';
@@ -56,6 +55,7 @@ export class EpisodesRepository {
 
   /**
    * Takes the lease when it is free or expired (now ≥ expiry): fence += 1 (DESIGN.md §2).
+   * Creates the episode row when absent (a lease can be taken before `episode.create`).
    * @returns the grant, or the current holder's expiry when the lease is held
    */
   async tryAcquire(
@@ -64,19 +64,9 @@ export class EpisodesRepository {
     ttlMs: number,
     now: number,
   ): Promise<LeaseGrant | { heldUntil: number }> {
-    return this.database.db.transaction(async (tx) => {
-      await tx.insert(episodes).values({ id }).onConflictDoNothing();
-      const row = (await EpisodesRepository.lock(tx, id))!;
-      const held =
-        row.leaseHolder !== null && row.leaseExpiresAt !== null && now < row.leaseExpiresAt;
-      if (held) return { heldUntil: row.leaseExpiresAt! };
-      const fence = row.leaseFence + 1;
-      const expiresAt = now + ttlMs;
-      await tx
-        .update(episodes)
-        .set({ leaseHolder: holder, leaseFence: fence, leaseExpiresAt: expiresAt })
-        .where(eq(episodes.id, id));
-      return { fence, expiresAt, tookOver: row.leaseHolder !== null };
+    return this.database.transaction(async (query) => {
+      await query(INSERT_EPISODE_SQL, [id], 'broker_episode_insert');
+      return (await EpisodesRepository.claim(query, id, holder, ttlMs, now))!;
     });
   }
 
@@ -89,42 +79,130 @@ export class EpisodesRepository {
     now: number,
   ): Promise<number | null> {
     const expiresAt = now + ttlMs;
-    const rows = await this.database.db
-      .update(episodes)
-      .set({ leaseExpiresAt: expiresAt })
-      .where(
-        and(eq(episodes.id, id), eq(episodes.leaseHolder, holder), eq(episodes.leaseFence, fence)),
-      )
-      .returning({ id: episodes.id });
+    const { rows } = await this.database.query(
+      RENEW_SQL,
+      [id, holder, fence, expiresAt],
+      'broker_lease_renew',
+    );
     return rows.length > 0 ? expiresAt : null;
   }
 
-  /** Frees a lease held by holder+fence and NOTIFYs other replicas' waiters. @returns whether it was held so */
+  /**
+   * Frees a lease held by holder+fence and NOTIFYs other replicas' waiters, in one statement
+   * (its own transaction: the update and the NOTIFY commit together).
+   * @returns whether it was held so
+   */
   async release(id: string, holder: string, fence: number): Promise<boolean> {
-    return this.database.db.transaction(async (tx) => {
-      const rows = await tx
-        .update(episodes)
-        .set({ leaseHolder: null, leaseExpiresAt: null })
-        .where(
-          and(
-            eq(episodes.id, id),
-            eq(episodes.leaseHolder, holder),
-            eq(episodes.leaseFence, fence),
-          ),
-        )
-        .returning({ id: episodes.id });
-      if (rows.length === 0) return false;
-      await tx.execute(sql`SELECT pg_notify(${LEASE_CHANNEL}, ${id})`);
-      return true;
-    });
+    const { rows } = await this.database.query(
+      RELEASE_SQL,
+      [id, holder, fence, LEASE_CHANNEL],
+      'broker_lease_release',
+    );
+    return rows.length > 0;
   }
 
   /**
    * Locks an episode row FOR UPDATE inside the caller's transaction, so spends of one episode
    * serialize (world-internals §5.2). @returns the row, or null when absent
    */
-  static async lock(tx: Queryable, id: string): Promise<EpisodeRow | null> {
-    const [row] = await tx.select().from(episodes).where(eq(episodes.id, id)).for('update');
-    return row ?? null;
+  static async lock(query: RawQuery, id: string): Promise<EpisodeRow | null> {
+    const { rows } = await query<RawEpisode>(LOCK_SQL, [id], 'broker_episode_lock');
+    return rows.length === 0 ? null : episodeRow(rows[0]!);
+  }
+
+  /**
+   * Inside the caller's transaction: locks the episode row FOR UPDATE and takes its lease when
+   * free or expired (now ≥ expiry; fence += 1), in one statement. The lock stays held until the
+   * caller's transaction ends, so what follows in it is serialized with every other spend and
+   * lease change of the episode (world-internals §5.2).
+   * @returns the grant (with the locked row's worktree), the current holder's expiry when the
+   *   lease is held (nothing written), or null when the episode row does not exist
+   */
+  static async claim(
+    query: RawQuery,
+    id: string,
+    holder: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<(LeaseGrant & { worktree: string | null }) | { heldUntil: number } | null> {
+    const { rows } = await query<RawClaim>(
+      CLAIM_SQL,
+      [id, holder, now, now + ttlMs],
+      'broker_lease_claim',
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    if (row.new_fence === null) return { heldUntil: Number(row.lease_expires_at) };
+    return {
+      fence: Number(row.new_fence),
+      expiresAt: now + ttlMs,
+      tookOver: row.lease_holder !== null,
+      worktree: row.worktree,
+    };
   }
 }
+
+/** An episode row as both drivers return it (bigint columns may come back as text). */
+interface RawEpisode {
+  id: string;
+  worktree: string | null;
+  lease_holder: string | null;
+  lease_fence: string | number;
+  lease_expires_at: string | number | null;
+}
+
+interface RawClaim {
+  worktree: string | null;
+  lease_holder: string | null;
+  lease_expires_at: string | number | null;
+  new_fence: string | number | null;
+}
+
+function episodeRow(row: RawEpisode): EpisodeRow {
+  return {
+    id: row.id,
+    worktree: row.worktree,
+    leaseHolder: row.lease_holder,
+    leaseFence: Number(row.lease_fence),
+    leaseExpiresAt: row.lease_expires_at === null ? null : Number(row.lease_expires_at),
+  };
+}
+
+const INSERT_EPISODE_SQL =
+  'INSERT INTO broker.episodes (id) VALUES ($1::text) ON CONFLICT DO NOTHING';
+
+const LOCK_SQL = `SELECT id, worktree, lease_holder, lease_fence, lease_expires_at
+  FROM broker.episodes WHERE id = $1::text FOR UPDATE`;
+
+/**
+ * `cur` locks the row (in READ COMMITTED, FOR UPDATE waits for a concurrent writer and returns
+ * the row's latest committed version); `took` sets the lease only when that version shows it
+ * free or expired (conditions on `cur`, never on the statement's snapshot of the row, which may
+ * be older), fence = its fence + 1; the answer carries the locked row's holder and expiry and,
+ * when taken, the new fence.
+ */
+const CLAIM_SQL = `WITH cur AS (
+    SELECT id, worktree, lease_holder, lease_fence, lease_expires_at
+    FROM broker.episodes WHERE id = $1::text FOR UPDATE
+  ), took AS (
+    UPDATE broker.episodes e
+    SET lease_holder = $2::text, lease_fence = cur.lease_fence + 1, lease_expires_at = $4::bigint
+    FROM cur
+    WHERE e.id = cur.id
+      AND (cur.lease_holder IS NULL OR cur.lease_expires_at IS NULL
+        OR $3::bigint >= cur.lease_expires_at)
+    RETURNING e.lease_fence
+  )
+  SELECT cur.worktree, cur.lease_holder, cur.lease_expires_at, took.lease_fence AS new_fence
+  FROM cur LEFT JOIN took ON true`;
+
+const RENEW_SQL = `UPDATE broker.episodes SET lease_expires_at = $4::bigint
+  WHERE id = $1::text AND lease_holder = $2::text AND lease_fence = $3::bigint
+  RETURNING id`;
+
+const RELEASE_SQL = `WITH freed AS (
+    UPDATE broker.episodes SET lease_holder = NULL, lease_expires_at = NULL
+    WHERE id = $1::text AND lease_holder = $2::text AND lease_fence = $3::bigint
+    RETURNING id
+  )
+  SELECT freed.id, pg_notify($4::text, freed.id)::text AS notified FROM freed`;

@@ -32,6 +32,23 @@ export class EpisodeLease {
 
   /** @throws DeadlineExceededError when the lease stays held for waitMs */
   async acquire(input: AcquireInput): Promise<LeaseGrant> {
+    return this.acquireVia(input, (now) =>
+      this.episodes.tryAcquire(input.episodeId, input.holder, input.ttlMs, now),
+    );
+  }
+
+  /**
+   * The waiting loop of `acquire` around any attempt to take the lease: `attempt(now)` either
+   * took it (returns a grant-like result whose tookOver is counted) or found it held (returns the
+   * holder's expiry, having written nothing). `broker.effect.execute` passes its tx1, so the
+   * lease is taken in the same transaction as the effect's start (one round trip and one commit
+   * fewer). Waits, wake-ups, deadline and metrics are those of `acquire`.
+   * @throws DeadlineExceededError when the lease stays held for waitMs; whatever attempt throws
+   */
+  async acquireVia<T extends { tookOver: boolean }>(
+    input: Pick<AcquireInput, 'episodeId' | 'waitMs'>,
+    attempt: (now: number) => Promise<T | { heldUntil: number }>,
+  ): Promise<T> {
     const deadline = Date.now() + input.waitMs;
     const subscription = this.signals.subscribe(input.episodeId);
     const metrics = worldMetrics();
@@ -39,13 +56,8 @@ export class EpisodeLease {
     try {
       while (true) {
         const now = Date.now();
-        const result = await this.episodes.tryAcquire(
-          input.episodeId,
-          input.holder,
-          input.ttlMs,
-          now,
-        );
-        if ('fence' in result) {
+        const result = await attempt(now);
+        if (!isHeld(result)) {
           if (waitedSince !== undefined) {
             metrics.leaseWaitSeconds.observe(
               { replica: this.replica },
@@ -92,4 +104,8 @@ export class EpisodeLease {
     if (released) this.signals.wake(input.episodeId);
     return { released };
   }
+}
+
+function isHeld<T>(result: T | { heldUntil: number }): result is { heldUntil: number } {
+  return typeof result === 'object' && result !== null && 'heldUntil' in result;
 }

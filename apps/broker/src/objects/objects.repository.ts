@@ -3,7 +3,6 @@ import { eq } from 'drizzle-orm';
 import { interfaceHashOf, type Ref, type WorldObject } from '@world/canonical';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { objects } from '../db/schema.js';
-import type { Queryable } from '../db/types.js';
 
 /** The only code touching `broker.objects`: request, result and record objects. */
 @Injectable()
@@ -24,21 +23,23 @@ export class ObjectsRepository {
   }
 
   /**
-   * Inserts objects inside the caller's transaction; an object already stored is kept as it is
-   * (content-addressed: same ref, same bytes; first writer's provenance wins).
+   * Inserting objects, as a statement to compose into the caller's (a CTE of tx1 or tx2): the
+   * INSERT of `count` objects whose parameters start at `$first` (four per object: ref, semantic
+   * id, provenance, payload; see `insertParams`). An object already stored is kept as it is
+   * (content-addressed: same ref, same bytes; first writer's provenance wins). The text depends
+   * only on its arguments, so a statement built from it can be named (prepared once per
+   * connection).
    */
-  static async insertMany(tx: Queryable, items: readonly WorldObject[]): Promise<void> {
-    if (items.length === 0) return;
-    await tx
-      .insert(objects)
-      .values(
-        items.map((o) => ({
-          ref: o.hash,
-          semanticId: o.semanticId,
-          provenance: o.provenance,
-          payload: o.payload,
-        })),
-      )
-      .onConflictDoNothing();
+  static insertSql(count: number, first: number): string {
+    const rows = Array.from({ length: count }, (_, i) => {
+      const p = first + i * 4;
+      return `($${p}::text, $${p + 1}::text, $${p + 2}::text, $${p + 3}::bytea)`;
+    });
+    return `INSERT INTO broker.objects (ref, semantic_id, provenance, payload) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`;
+  }
+
+  /** The parameters of `insertSql` for these objects, in order. */
+  static insertParams(items: readonly WorldObject[]): unknown[] {
+    return items.flatMap((o) => [o.hash, o.semanticId, o.provenance, o.payload]);
   }
 }

@@ -14,7 +14,10 @@ export interface SessionRow {
   grants: SessionGrant[];
 }
 
-/** The only code touching `broker.sessions` and `broker.grants`. */
+/**
+ * The only code touching `broker.sessions` and `broker.grants` (`findWithEpisode` also reads an
+ * episode's worktree, to spare the execute path a round trip).
+ */
 @Injectable()
 export class SessionsRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
@@ -41,24 +44,43 @@ export class SessionsRepository {
     });
   }
 
-  /** The session with this credential id, or null when none was minted. */
+  /**
+   * The session with this credential id and its grants in mint order, read in one statement,
+   * or null when none was minted.
+   */
   async find(credentialId: string): Promise<SessionRow | null> {
-    const db = this.database.db;
-    const [row] = await db.select().from(sessions).where(eq(sessions.credentialId, credentialId));
-    if (row === undefined) return null;
-    const rows = await db
-      .select()
-      .from(grants)
-      .where(eq(grants.credentialId, credentialId))
-      .orderBy(asc(grants.position));
+    const { rows } = await this.database.query<RawSession>(
+      FIND_SQL,
+      [credentialId],
+      'broker_session_find',
+    );
+    return rows.length === 0 ? null : sessionRow(rows[0]!);
+  }
+
+  /**
+   * The execute hot path's one read (world-internals §5): an episode's worktree (episode null
+   * when the episode row is absent) and the session with this credential id with its grants in
+   * mint order (session null when none was minted), in one statement. Reads `broker.episodes`
+   * too; nothing is written.
+   */
+  async findWithEpisode(
+    credentialId: string,
+    episodeId: string,
+  ): Promise<{ episode: { worktree: string | null } | null; session: SessionRow | null }> {
+    const { rows } = await this.database.query<
+      Omit<RawSession, 'credential_id'> & {
+        credential_id: string | null;
+        episode_found: boolean;
+        worktree: string | null;
+      }
+    >(FIND_WITH_EPISODE_SQL, [episodeId, credentialId], 'broker_session_find_with_episode');
+    const row = rows[0]!;
     return {
-      ...row,
-      grants: rows.map(({ effect, scope, budget, expiresAt }) => ({
-        effect,
-        scope,
-        budget,
-        expiresAt,
-      })),
+      episode: row.episode_found ? { worktree: row.worktree } : null,
+      session:
+        row.credential_id === null
+          ? null
+          : sessionRow({ ...row, credential_id: row.credential_id }),
     };
   }
 
@@ -110,3 +132,46 @@ export class SessionsRepository {
     return out;
   }
 }
+
+/** A session row as both drivers return it: bigint columns may be text, grants are JSON. */
+interface RawSession {
+  credential_id: string;
+  episode_id: string;
+  created_at: string | number;
+  expires_at: string | number;
+  revoked_at: string | number | null;
+  /** [effect, scope, budget, expiresAt] per grant, in mint order */
+  grants: Array<[string, string, number | string, number | string]>;
+}
+
+function sessionRow(row: RawSession): SessionRow {
+  return {
+    credentialId: row.credential_id,
+    episodeId: row.episode_id,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    grants: row.grants.map(([effect, scope, budget, expiresAt]) => ({
+      effect,
+      scope,
+      budget: Number(budget),
+      expiresAt: Number(expiresAt),
+    })),
+  };
+}
+
+const GRANTS_OF_S = `(SELECT coalesce(
+      json_agg(json_build_array(g.effect, g.scope, g.budget, g.expires_at) ORDER BY g.position),
+      '[]'::json)
+    FROM broker.grants g WHERE g.credential_id = s.credential_id) AS grants`;
+
+const FIND_SQL = `SELECT s.credential_id, s.episode_id, s.created_at, s.expires_at, s.revoked_at,
+    ${GRANTS_OF_S}
+  FROM broker.sessions s WHERE s.credential_id = $1::text`;
+
+const FIND_WITH_EPISODE_SQL = `SELECT e.id IS NOT NULL AS episode_found, e.worktree,
+    s.credential_id, s.episode_id, s.created_at, s.expires_at, s.revoked_at,
+    ${GRANTS_OF_S}
+  FROM (SELECT 1) AS one
+  LEFT JOIN broker.episodes e ON e.id = $1::text
+  LEFT JOIN broker.sessions s ON s.credential_id = $2::text`;

@@ -89,7 +89,6 @@ type Output = Record<string, unknown> & {
   world: { effects: Array<{ id: string; status: string; record: string | null }>; plan: string };
 };
 /** A row of a test query: each query names its columns (pg returns bigint as text). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are shaped by the SQL text
 type Row = Record<string, any>;
 type Answer =
   | { call: Call; kind: 'result'; status: string; out: Output; seq: number }

@@ -2,7 +2,7 @@
  * `ledger.commit`: commits one coordinator tool call as the next log entry (DESIGN.md §2,
  * §7.1–7.2; world-spec §2.11–2.15).
  */
-import type { Ref } from '@world/canonical';
+import type { Ref, WorldObject } from '@world/canonical';
 import {
   BadRequestError,
   DuplicateInvocationError,
@@ -18,6 +18,7 @@ import {
   verifyWireObjects,
   type ToolCommitRequest,
 } from './chain.js';
+import type { CommitGroup } from './commit-group.js';
 import type { CommitRepository, CommitTx } from './commit.repository.js';
 
 const log = serviceLogger(LEDGER_SERVICE);
@@ -30,13 +31,37 @@ export interface CommitDeps {
   replica?: string;
 }
 
+/** A `ledger.commit` request that passed every check that needs no database. */
+export interface PreparedCommit {
+  invocationId: string;
+  request: ToolCommitRequest;
+  /** the carried objects, verified (hash = sha256 of payload) */
+  carried: WorldObject[];
+  /** the request's fingerprint (commitHashOf) */
+  commitHash: string;
+}
+
+/**
+ * Checks a `ledger.commit` request before it meets the database: invocation id form, every
+ * carried object's hash, and the request's fingerprint.
+ * @throws BadRequestError for a malformed invocation id or an object whose payload does not hash
+ *   to its hash (naming objects[i])
+ */
+export function prepareCommit(request: ToolCommitRequest): PreparedCommit {
+  const invocationId = checkCoordinatorInvocationId(request.invocationId);
+  const carried = verifyWireObjects(request.objects);
+  return { invocationId, request, carried, commitHash: commitHashOf(request) };
+}
+
 /**
  * Appends a tool call's entry in one transaction: binds the invocation's journal row (a re-sent
  * commit answers its first result with replayed:true and writes nothing; a claim from
  * `ledger.invocation.begin` is bound whatever its state), locks the head, assigns entryIndex =
  * head + 1 and prevEntryHash = head entry hash, writes objects, entry, world, membership, head
- * and journal outcome; then emits `ledger.committed`.
+ * and journal outcome; then emits `ledger.committed`. With a group, concurrent commits share
+ * one transaction (see CommitGroup); each still answers exactly as it would alone.
  * @param request a parsed `ledger.commit` request
+ * @param group this replica's group commit, if it batches its commits
  * @returns the entry's index and hash, the previous hash, the new world ref and revision
  * @throws BadRequestError for a malformed invocation id, an object whose payload does not hash to
  *   its hash (naming objects[i]), or a transitionRef/stateRoot neither carried nor stored
@@ -45,11 +70,25 @@ export interface CommitDeps {
 export async function commitInvocation(
   deps: CommitDeps,
   request: ToolCommitRequest,
+  group?: CommitGroup,
 ): Promise<ReplyOf<'ledger.commit'>> {
-  const invocationId = checkCoordinatorInvocationId(request.invocationId);
-  const carried = verifyWireObjects(request.objects);
-  const commitHash = commitHashOf(request);
+  const prepared = prepareCommit(request);
+  return group === undefined ? commitPrepared(deps, prepared) : group.submit(prepared);
+}
 
+/**
+ * Commits one prepared tool call alone, in its own transaction (commitInvocation without a
+ * group, and a group's fallback).
+ * @returns the entry's index and hash, the previous hash, the new world ref and revision (the
+ *   first result with replayed:true for a resend)
+ * @throws BadRequestError for a transitionRef/stateRoot neither carried nor stored
+ * @throws DuplicateInvocationError when the id already committed different content
+ */
+export async function commitPrepared(
+  deps: CommitDeps,
+  prepared: PreparedCommit,
+): Promise<ReplyOf<'ledger.commit'>> {
+  const { invocationId, request, carried, commitHash } = prepared;
   const reply = await deps.repository.transaction(async (t) => {
     const { head, journal } = await t.lockHead(invocationId);
     if (journal?.state === 'committed') {

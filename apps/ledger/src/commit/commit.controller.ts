@@ -2,7 +2,8 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseRequest } from '@world/contracts';
 import { REPLICA, RPC, type RpcClient } from '@world/runtime';
-import { commitInvocation } from './commit-invocation.js';
+import { CommitGroup } from './commit-group.js';
+import { commitInvocation, type CommitDeps } from './commit-invocation.js';
 import { commitRest } from './commit-rest.js';
 import { CommitRepository } from './commit.repository.js';
 
@@ -13,15 +14,20 @@ export class CommitController {
     private readonly repository: CommitRepository,
     @Inject(RPC) private readonly events: RpcClient,
     @Inject(REPLICA) private readonly replica: string,
-  ) {}
+  ) {
+    this.group = new CommitGroup(this.deps());
+  }
 
-  private deps() {
+  /** This replica's group commit of `ledger.commit` (one per controller, so per replica). */
+  private readonly group: CommitGroup;
+
+  private deps(): CommitDeps {
     return { repository: this.repository, events: this.events, replica: this.replica };
   }
 
   @MessagePattern('ledger.commit')
   commit(@Payload() data: unknown) {
-    return commitInvocation(this.deps(), parseRequest('ledger.commit', data));
+    return commitInvocation(this.deps(), parseRequest('ledger.commit', data), this.group);
   }
 
   @MessagePattern('ledger.restCommit')

@@ -1,0 +1,258 @@
+import { entryHash, worldRef } from '@world/canonical';
+import {
+  BadRequestError,
+  DuplicateInvocationError,
+  parseRequest,
+  type ReplyOf,
+  type RequestOf,
+} from '@world/contracts';
+import { connectRpc, type RpcClient, type RunningService } from '@world/runtime';
+import { startLedger } from '../../src/index.js';
+import { CommitGroup } from '../../src/commit/commit-group.js';
+import {
+  commitInvocation,
+  commitPrepared,
+  prepareCommit,
+  type CommitDeps,
+} from '../../src/commit/commit-invocation.js';
+import { CommitRepository, type CommitTx } from '../../src/commit/commit.repository.js';
+import { MODES, RPC_TIMEOUT_MS, toolCall, type ModeSetup } from '../support.js';
+
+const opts = { timeoutMs: RPC_TIMEOUT_MS };
+
+type Reply = ReplyOf<'ledger.commit'>;
+type Settled = { reply: Reply } | { error: unknown };
+
+/** A request as the controller hands it on: parsed. */
+const parsed = (request: RequestOf<'ledger.commit'>) => parseRequest('ledger.commit', request);
+
+const settle = (promise: Promise<Reply>): Promise<Settled> =>
+  promise.then(
+    (reply) => ({ reply }),
+    (error: unknown) => ({ error }),
+  );
+
+describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, setupMode) => {
+  let mode: ModeSetup;
+  let ledger: RunningService;
+  let client: RpcClient;
+  let repository: CommitRepository;
+  /** transactions the group ran, and whether the next one fails after its work */
+  let transactions: number;
+  let failNext: boolean;
+  let events: Array<RequestOf<'ledger.committed'>>;
+  let deps: CommitDeps;
+
+  const headIndex = async () => (await client.request('ledger.head', {}, opts)).entryIndex!;
+
+  beforeAll(async () => {
+    mode = await setupMode();
+    ledger = await startLedger({
+      transport: mode.transport,
+      database: mode.database,
+      replica: 'ledger-group-test',
+    });
+    client = await connectRpc(mode.transport, 'ledger-group-test-client');
+    const real = new CommitRepository(mode.database);
+    // Counts the transactions and, on demand, rolls one back after its work ran.
+    repository = {
+      transaction<T>(work: (t: CommitTx) => Promise<T>): Promise<T> {
+        transactions += 1;
+        const fail = failNext;
+        failNext = false;
+        return real.transaction(async (t) => {
+          const result = await work(t);
+          if (fail) throw new Error('injected failure after the group wrote');
+          return result;
+        });
+      },
+    } as unknown as CommitRepository;
+  });
+
+  beforeEach(() => {
+    transactions = 0;
+    failNext = false;
+    events = [];
+    deps = {
+      repository,
+      events: {
+        emit: (_subject: string, event: RequestOf<'ledger.committed'>) => events.push(event),
+      },
+    } as CommitDeps;
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await ledger?.close();
+    await mode?.teardown();
+  });
+
+  it('commits the calls that wait behind an append in one transaction, each with its own entry, world, journal row and event', async () => {
+    const group = new CommitGroup(deps);
+    const start = await headIndex();
+    const calls = Array.from({ length: 6 }, (_, i) => toolCall(`mcp:ep-group:t${i}`, { g: i }));
+    const replies = await Promise.all(
+      calls.map((c) => commitInvocation(deps, parsed(c.request), group)),
+    );
+    // The first commits alone; the five that arrived meanwhile share the next transaction.
+    expect(transactions).toBe(2);
+    expect(replies.map((r) => r.entryIndex)).toEqual(calls.map((_, i) => start + 1 + i));
+    expect(await headIndex()).toBe(start + calls.length);
+    for (const [i, reply] of replies.entries()) {
+      const entry = await client.request('ledger.log.entry', { index: reply.entryIndex }, opts);
+      const world = await client.request('ledger.world.get', { ref: reply.worldRef }, opts);
+      expect(entryHash(entry.header, entry.transitionRef)).toBe(reply.entryHash);
+      expect(entry.transitionRef).toBe(calls[i]!.record.hash);
+      expect(entry.header.prevEntryHash).toBe(reply.prevEntryHash);
+      if (i > 0) expect(reply.prevEntryHash).toBe(replies[i - 1]!.entryHash);
+      expect(worldRef(world)).toBe(reply.worldRef);
+      expect(world).toEqual({
+        ref: reply.worldRef,
+        revision: reply.entryIndex,
+        stateRoot: calls[i]!.output.hash,
+        logHead: reply.entryHash,
+      });
+      expect(reply).toEqual({
+        entryIndex: start + 1 + i,
+        entryHash: entry.entryHash,
+        prevEntryHash: entry.header.prevEntryHash,
+        worldRef: world.ref,
+        revision: start + 1 + i,
+        replayed: false,
+      });
+      await expect(
+        client.request(
+          'ledger.receipt.get',
+          { invocationId: calls[i]!.request.invocationId },
+          opts,
+        ),
+      ).resolves.toEqual({
+        invocationId: calls[i]!.request.invocationId,
+        state: 'resolved',
+        resultRef: reply.worldRef,
+      });
+    }
+    expect(events).toEqual(
+      replies.map((r, i) => ({
+        entryIndex: r.entryIndex,
+        entryHash: r.entryHash,
+        worldRef: r.worldRef,
+        writtenBy: 'coordinator:mcp',
+        invocationId: calls[i]!.request.invocationId,
+      })),
+    );
+  });
+
+  it('answers each member of a group on its own: a refusal or a resend leaves the others committed', async () => {
+    const group = new CommitGroup(deps);
+    const used = toolCall('mcp:ep-gmix:used', { used: 1 });
+    await commitPrepared(deps, prepareCommit(parsed(used.request)));
+    const done = toolCall('mcp:ep-gmix:done', { done: 1 });
+    const first = await commitPrepared(deps, prepareCommit(parsed(done.request)));
+    const start = await headIndex();
+    transactions = 0;
+    events = [];
+
+    const lead = toolCall('mcp:ep-gmix:lead', { lead: 1 });
+    const ok1 = toolCall('mcp:ep-gmix:ok1', { ok: 1 }, { shared: 'state' });
+    const missing = toolCall('mcp:ep-gmix:missing', { missing: 1 }, { never: 'stored' });
+    const other = toolCall('mcp:ep-gmix:used', { used: 2 });
+    // Its state root is carried only by ok1, an earlier member of the same group.
+    const leaning = toolCall('mcp:ep-gmix:ok2', { ok: 2 }, { shared: 'state' });
+    const outcomes = await Promise.all(
+      [
+        lead.request,
+        ok1.request,
+        { ...missing.request, objects: [missing.request.objects[0]!, missing.request.objects[2]!] },
+        other.request,
+        done.request,
+        { ...leaning.request, objects: [leaning.request.objects[0]!, leaning.request.objects[2]!] },
+      ].map((request) => settle(commitInvocation(deps, parsed(request), group))),
+    );
+    expect(transactions).toBe(2);
+    const [leadOut, ok1Out, missingOut, otherOut, resendOut, leaningOut] = outcomes;
+    expect(leadOut).toMatchObject({ reply: { entryIndex: start + 1, replayed: false } });
+    expect(ok1Out).toMatchObject({ reply: { entryIndex: start + 2, replayed: false } });
+    expect(missingOut).toEqual({
+      error: new BadRequestError(
+        `stateRoot: object ${missing.output.hash} is neither carried by the commit nor stored`,
+      ),
+    });
+    expect((missingOut as { error: unknown }).error).toBeInstanceOf(BadRequestError);
+    expect((otherOut as { error: unknown }).error).toBeInstanceOf(DuplicateInvocationError);
+    expect((otherOut as { error: Error }).error.message).toBe(
+      'invocation id "mcp:ep-gmix:used" was already used for different content',
+    );
+    expect(resendOut).toEqual({ reply: { ...first, replayed: true } });
+    expect(leaningOut).toMatchObject({
+      reply: {
+        entryIndex: start + 3,
+        prevEntryHash: (ok1Out as { reply: Reply }).reply.entryHash,
+        replayed: false,
+      },
+    });
+    expect(await headIndex()).toBe(start + 3);
+    await expect(
+      client.request('ledger.receipt.get', { invocationId: 'mcp:ep-gmix:missing' }, opts),
+    ).resolves.toEqual({ invocationId: 'mcp:ep-gmix:missing', state: 'not-started' });
+    expect(events.map((e) => e.invocationId)).toEqual([
+      'mcp:ep-gmix:lead',
+      'mcp:ep-gmix:ok1',
+      'mcp:ep-gmix:ok2',
+    ]);
+  });
+
+  it('keeps a resend out of the group of its first commit, and answers it replayed', async () => {
+    const group = new CommitGroup(deps);
+    const start = await headIndex();
+    const lead = toolCall('mcp:ep-gresend:lead', { lead: 1 });
+    const call = toolCall('mcp:ep-gresend:t1', { resend: 1 });
+    const [, firstOut, againOut] = await Promise.all(
+      [lead.request, call.request, call.request].map((r) =>
+        settle(commitInvocation(deps, parsed(r), group)),
+      ),
+    );
+    const first = (firstOut as { reply: Reply }).reply;
+    expect(first).toMatchObject({ entryIndex: start + 2, replayed: false });
+    expect(againOut).toEqual({ reply: { ...first, replayed: true } });
+    expect(transactions).toBe(3);
+    expect(await headIndex()).toBe(start + 2);
+  });
+
+  it('commits the members one by one when the group transaction fails, leaving nothing of it', async () => {
+    const group = new CommitGroup(deps);
+    const start = await headIndex();
+    const calls = Array.from({ length: 4 }, (_, i) => toolCall(`mcp:ep-gfail:t${i}`, { f: i }));
+    const missing = toolCall('mcp:ep-gfail:missing', { missing: 1 }, { never: 'stored' });
+    // The lead commits alone (its transaction starts at once); the group after it is rolled
+    // back after it wrote.
+    const lead = commitInvocation(deps, parsed(calls[0]!.request), group);
+    failNext = true;
+    const rest = [
+      calls[1]!.request,
+      { ...missing.request, objects: [missing.request.objects[0]!, missing.request.objects[2]!] },
+      calls[2]!.request,
+      calls[3]!.request,
+    ].map((request) => settle(commitInvocation(deps, parsed(request), group)));
+    await lead;
+    const outcomes = await Promise.all(rest);
+    // lead + the failed group + one transaction per member
+    expect(transactions).toBe(6);
+    expect(outcomes[0]).toMatchObject({ reply: { entryIndex: start + 2, replayed: false } });
+    expect(outcomes[1]).toEqual({
+      error: new BadRequestError(
+        `stateRoot: object ${missing.output.hash} is neither carried by the commit nor stored`,
+      ),
+    });
+    expect(outcomes[2]).toMatchObject({ reply: { entryIndex: start + 3, replayed: false } });
+    expect(outcomes[3]).toMatchObject({ reply: { entryIndex: start + 4, replayed: false } });
+    expect(await headIndex()).toBe(start + 4);
+    const { items } = await client.request(
+      'ledger.log.range',
+      { from: start + 1, limit: 10 },
+      opts,
+    );
+    expect(items.map((e) => e.transitionRef)).toEqual(calls.map((c) => c.record.hash));
+    expect(events.map((e) => e.entryIndex)).toEqual([start + 1, start + 2, start + 3, start + 4]);
+  });
+});
