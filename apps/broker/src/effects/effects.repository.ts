@@ -143,9 +143,10 @@ export class EffectsRepository {
 
   /**
    * tx2 (world-internals §2.3): result object (when any), record object, record row, then the
-   * outcome, as one statement (its own transaction: all four become durable together or not at
-   * all). `beforeOutcome` (the `before-outcome` crash point) runs just before it, so a crash
-   * there leaves, as before, nothing of tx2 durable: the intent stays indeterminate.
+   * outcome, as one statement in one explicit transaction (all four become durable together or
+   * not at all). `beforeOutcome` (the `before-outcome` crash point) runs inside the transaction
+   * just before it, so a crash there leaves nothing of tx2 durable: the intent stays
+   * indeterminate.
    */
   async finish(
     episodeId: string,
@@ -168,8 +169,14 @@ export class EffectsRepository {
       record.ref,
       ...ObjectsRepository.insertParams(objects),
     ];
-    beforeOutcome();
-    await this.database.query(sql, params, `broker_tx2_${objects.length}`);
+    // An explicit transaction, not the statement's implicit one: a broker killed while its
+    // statement waits on a lock must leave nothing durable. PostgreSQL would run and commit a
+    // lone statement sent before the client died once the lock frees; inside BEGIN it runs but
+    // the COMMIT never comes, so the intent stays indeterminate (world-internals §5 crash table).
+    await this.database.transaction(async (query) => {
+      beforeOutcome();
+      await query(sql, params, `broker_tx2_${objects.length}`);
+    });
   }
 
   /** An invocation's intents in (episode, ordinal) order, with their outcomes. */
