@@ -58,7 +58,8 @@ export async function startPlanner(
       settings: { replica, deadlines: deadlineTable(options.callDeadlineMs) },
     }),
     options.transport,
-    { replica },
+    // One NATS connection for the planner's requests and its replies (closed by rpc.close()).
+    { replica, rpc },
   );
   const publishing = new AbortController();
   void publishRegistry(rpc, registry, publishing.signal);

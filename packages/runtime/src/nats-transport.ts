@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { NatsContext, ServerNats, type WritePacket } from '@nestjs/microservices';
-import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  NatsContext,
+  ServerNats,
+  type MessageHandler,
+  type WritePacket,
+} from '@nestjs/microservices';
+import { isObservable } from 'rxjs';
+import {
+  connect,
+  createInbox,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 import {
   CONTRACTS,
   SHUTDOWN_DRAIN_MS,
@@ -41,6 +53,13 @@ export interface NatsTransportOptions {
   replica?: string;
   /** how long close() waits for in-flight requests once it stopped taking work (default SHUTDOWN_DRAIN_MS) */
   drainMs?: number;
+  /**
+   * A connection to serve on instead of opening one (the process's NatsRpcClient connection, so
+   * its requests and this server's replies share a socket and a write). The server does not own
+   * it: close() drains the server's subscriptions and waits for its in-flight requests, and
+   * leaves the connection to its owner.
+   */
+  connection?: NatsConnection;
 }
 
 /** A packet as the server reads it: Nest's fields plus World's call meta (RequestPacket). */
@@ -51,6 +70,67 @@ interface ServerNatsInternals {
   natsClient: NatsConnection | null;
   subscriptions: Subscription[];
   statusEventEmitter: { removeAllListeners(): void };
+}
+
+/**
+ * The parts of nats.js's ProtocolHandler (@nats-io/nats-core 3.4.0 lib/protocol.js) that
+ * coalesceWrites replaces or uses: the outbound DataBuffer, its inline-flush threshold, the flush.
+ */
+interface ProtocolInternals {
+  outbound: {
+    length(): number;
+    size(): number;
+    fill(data: Uint8Array, ...more: Uint8Array[]): unknown;
+  };
+  pendingLimit: number;
+  flushPending(): void;
+  sendCommand(cmd: string | Uint8Array, ...payloads: Uint8Array[]): void;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Makes a connection write once per event-loop turn instead of once per microtask checkpoint.
+ * nats.js buffers every protocol command and flushes the buffer on a microtask queued by the
+ * first command; each flush is one socket write, and socket writes are most of a service's
+ * transport CPU. Here the flush waits for setImmediate (the end of the current poll phase), so
+ * the commands of one turn — a reply and the request or event its handler sent in the same turn,
+ * replies to messages that arrived in one read — go out in one write. Order on the wire is
+ * unchanged; a buffer past the connection's pending limit still flushes at once, and flush()
+ * (PING) and drain still flush immediately. A connection whose internals do not have the
+ * expected shape (another nats.js version) is left as it is.
+ * @param nc a connection from @nats-io/transport-node 3.4.0's connect()
+ */
+export function coalesceWrites(nc: NatsConnection): void {
+  const protocol = (nc as unknown as { protocol?: Partial<ProtocolInternals> }).protocol;
+  if (
+    protocol === undefined ||
+    typeof protocol.sendCommand !== 'function' ||
+    typeof protocol.flushPending !== 'function' ||
+    typeof protocol.pendingLimit !== 'number' ||
+    typeof protocol.outbound?.fill !== 'function' ||
+    typeof protocol.outbound.length !== 'function' ||
+    typeof protocol.outbound.size !== 'function'
+  )
+    return;
+  const p = protocol as ProtocolInternals;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    p.flushPending();
+  };
+  p.sendCommand = (cmd, ...payloads) => {
+    const wasEmpty = p.outbound.length() === 0;
+    p.outbound.fill(typeof cmd === 'string' ? encoder.encode(cmd) : cmd, ...payloads);
+    if (wasEmpty) {
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    } else if (p.outbound.size() >= p.pendingLimit) {
+      p.flushPending();
+    }
+  };
 }
 
 function isBroadcast(subject: string): boolean {
@@ -68,6 +148,8 @@ function isBroadcast(subject: string): boolean {
 export class PrefixedNatsServer extends ServerNats {
   private readonly inflight = new InFlight();
   private readonly attributes: Record<string, string>;
+  /** Nest's default start hook (it only runs the handler): no hooks set means the direct reply */
+  private readonly defaultStartHook: ServerNats['onProcessingStartHook'];
 
   constructor(private readonly transport: NatsTransportOptions) {
     super({
@@ -79,6 +161,19 @@ export class PrefixedNatsServer extends ServerNats {
       [SERVICE_ATTRIBUTE]: transport.queue,
       ...(transport.replica !== undefined && { [REPLICA_ATTRIBUTE]: transport.replica }),
     };
+    this.defaultStartHook = this.onProcessingStartHook;
+  }
+
+  /**
+   * The server's connection: the shared one when the options name it (not owned), else a new one
+   * (owned) that writes once per event-loop turn (coalesceWrites).
+   * @throws when the server cannot be reached
+   */
+  override async createNatsClient(): Promise<NatsConnection> {
+    if (this.transport.connection !== undefined) return this.transport.connection;
+    const nc = (await super.createNatsClient()) as unknown as NatsConnection;
+    coalesceWrites(nc);
+    return nc;
   }
 
   /** Requests and events accepted and not yet answered. */
@@ -125,14 +220,31 @@ export class PrefixedNatsServer extends ServerNats {
       }
     };
     try {
-      await served.run(
-        () =>
-          this.handleRequest(
+      await served.run(async () => {
+        const result: unknown = await handler(message.data, natsCtx);
+        if (
+          isObservable(result) ||
+          this.onProcessingStartHook !== this.defaultStartHook ||
+          this.onProcessingEndHook !== undefined
+        ) {
+          // An exception filter's error (or a stream), or processing hooks: Nest's own path.
+          await (this.handleRequest(
             natsCtx,
-            async () => this.transformToObservable(await handler(message.data, natsCtx)),
+            async () => this.transformToObservable(result),
             respond,
-          ) as unknown as Promise<void>,
-      );
+          ) as unknown as Promise<void>);
+          return;
+        }
+        // One value: answered as Nest's send() answers it — one `{response, isDisposed: true}`
+        // packet on the next tick — without building its rxjs pipeline for every request.
+        process.nextTick(() => {
+          try {
+            respond({ response: result, isDisposed: true });
+          } catch (err) {
+            this.logger.error(err);
+          }
+        });
+      });
     } catch (err) {
       finish();
       throw err;
@@ -140,9 +252,20 @@ export class PrefixedNatsServer extends ServerNats {
   }
 
   /**
+   * The handler of a subscribed channel. The channels are the handler map's own keys (plain
+   * subjects), so the lookup is direct; Nest's lookup first tries JSON.parse on the channel,
+   * which throws — a SyntaxError with a stack — for every message on a plain subject. Anything
+   * else goes to Nest's lookup.
+   */
+  override getHandlerByPattern(pattern: string): MessageHandler | null {
+    return this.messageHandlers.get(pattern) ?? super.getHandlerByPattern(pattern);
+  }
+
+  /**
    * Graceful stop: drains the subscriptions (the server stops routing to this replica; what it
    * already routed here is still served), waits up to drainMs for in-flight requests to be
-   * answered, then drains and closes the connection.
+   * answered, then drains and closes the connection (unless it is a shared one, which its owner
+   * closes).
    */
   override async close(): Promise<void> {
     const self = this as unknown as ServerNatsInternals;
@@ -165,7 +288,8 @@ export class PrefixedNatsServer extends ServerNats {
         'shutdown drain ended with requests in flight',
       );
     }
-    if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+    if (this.transport.connection === undefined && !nc.isClosed())
+      await nc.drain().catch(() => nc.close());
     self.statusEventEmitter.removeAllListeners();
   }
 
@@ -185,15 +309,37 @@ export class PrefixedNatsServer extends ServerNats {
   }
 }
 
+/** A request sent through NatsRpcClient's inbox and not answered yet. */
+interface PendingReply {
+  subject: string;
+  resolve(msg: Msg): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
 /**
  * A client of World's subjects over NATS native request-reply, speaking Nest's packet format
  * (`{pattern, data, id}` → `{id, response | err, isDisposed}`).
+ *
+ * Replies come to one inbox subscription of the client's own (`_INBOX.<nuid>.<token>`, as nats.js's
+ * muxed request does) and are matched to their request by token; a request's timeout error is
+ * made only when its timer fires (nats.js's request builds a RequestError and a TimeoutError,
+ * each with a stack, for every request, and a third on every answer). The connection writes once
+ * per event-loop turn (coalesceWrites).
  */
 export class NatsRpcClient implements RpcClient {
+  private readonly pending = new Map<string, PendingReply>();
+  /** the reply subject prefix: `_INBOX.<nuid>.` */
+  private readonly inbox = `${createInbox()}.`;
+  private nextToken = 0;
+
   private constructor(
     private readonly nc: NatsConnection,
     private readonly prefix: string,
-  ) {}
+  ) {
+    nc.subscribe(`${this.inbox}*`, { callback: (err, msg) => this.onReply(err, msg) });
+    void nc.closed().then(() => this.failPending('connection closed'));
+  }
 
   /** Connects to NATS. @throws when the server cannot be reached */
   static async connect(url: string, prefix: string, name: string): Promise<NatsRpcClient> {
@@ -203,7 +349,16 @@ export class NatsRpcClient implements RpcClient {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
     });
+    coalesceWrites(nc);
     return new NatsRpcClient(nc, prefix);
+  }
+
+  /**
+   * The client's connection, for a PrefixedNatsServer of the same process to serve on
+   * (NatsTransportOptions.connection); the client keeps owning it (close()).
+   */
+  get connection(): NatsConnection {
+    return this.nc;
   }
 
   async request<S extends RequestSubject>(
@@ -217,11 +372,9 @@ export class NatsRpcClient implements RpcClient {
       id: randomUUID(),
       ...currentCallMeta(),
     });
+    const msg = await this.send(subject, packet, options.timeoutMs);
     let reply: ReplyPacket;
     try {
-      const msg = await this.nc.request(wireSubject(this.prefix, subject), packet, {
-        timeout: options.timeoutMs,
-      });
       reply = msg.json<ReplyPacket>();
     } catch (err) {
       throw transportError(subject, err, options.timeoutMs);
@@ -233,6 +386,67 @@ export class NatsRpcClient implements RpcClient {
     }
     adoptReplyInvocationId(reply.response);
     return reply.response as ReplyOf<S>;
+  }
+
+  /**
+   * Publishes one request packet with a reply subject on the client's inbox and resolves with
+   * the reply message.
+   * @throws (rejects) ServiceUnavailableError when no service subscribes to the subject, the
+   * publish fails or the connection closes first; TransportTimeoutError after timeoutMs
+   */
+  private send(subject: RequestSubject, packet: string, timeoutMs: number): Promise<Msg> {
+    const wire = wireSubject(this.prefix, subject);
+    if (!(timeoutMs >= 1) || this.nc.isClosed() || this.nc.isDraining()) {
+      // nats.js's own checks and errors (bad timeout, closed or draining connection), as before.
+      return this.nc
+        .request(wire, packet, { timeout: timeoutMs })
+        .catch((err: unknown) => Promise.reject(transportError(subject, err, timeoutMs)));
+    }
+    return new Promise<Msg>((resolve, reject) => {
+      const token = (this.nextToken++).toString(36);
+      const timer = setTimeout(() => {
+        if (this.pending.delete(token))
+          reject(new TransportTimeoutError(`${subject} did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(token, { subject, resolve, reject, timer });
+      try {
+        this.nc.publish(wire, packet, { reply: this.inbox + token });
+      } catch (err) {
+        clearTimeout(timer);
+        this.pending.delete(token);
+        reject(transportError(subject, err, timeoutMs));
+      }
+    });
+  }
+
+  /** Hands a message on the inbox to its request (a late or unknown one is dropped, as nats.js does). */
+  private onReply(err: Error | null, msg: Msg): void {
+    if (err !== null) {
+      // An error on the inbox subscription (a permission violation): nats.js fails every
+      // pending request with it.
+      this.failPending(err.message);
+      return;
+    }
+    const token = msg.subject.substring(this.inbox.length);
+    const pending = this.pending.get(token);
+    if (pending === undefined) return;
+    this.pending.delete(token);
+    clearTimeout(pending.timer);
+    if (msg.data.length === 0 && msg.headers?.code === 503) {
+      pending.reject(new ServiceUnavailableError(`no service answers ${pending.subject}`));
+    } else {
+      pending.resolve(msg);
+    }
+  }
+
+  /** Fails every pending request as a transport failure with the given reason. */
+  private failPending(reason: string): void {
+    const failed = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of failed) {
+      clearTimeout(p.timer);
+      p.reject(new ServiceUnavailableError(`${p.subject} failed in transport: ${reason}`));
+    }
   }
 
   emit<S extends EventSubject>(subject: S, data: RequestOf<S>): void {

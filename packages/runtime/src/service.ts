@@ -18,6 +18,12 @@ export interface MicroserviceOptions {
   replica?: string;
   /** how long close() waits for in-flight requests once it stopped taking work (default SHUTDOWN_DRAIN_MS) */
   drainMs?: number;
+  /**
+   * The process's RpcClient: over NATS, the service serves on its connection instead of opening a
+   * second one, so a reply and a request sent in the same turn go out in one socket write. The
+   * client keeps owning the connection: close it after the service.
+   */
+  rpc?: RpcClient;
 }
 
 /**
@@ -40,6 +46,7 @@ export async function startMicroservice(
           queue: service,
           replica: options.replica,
           drainMs: options.drainMs,
+          connection: options.rpc instanceof NatsRpcClient ? options.rpc.connection : undefined,
         })
       : new InProcessServer(transport.bus, {
           service,

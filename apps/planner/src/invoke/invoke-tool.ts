@@ -1,15 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  canonicalBytes,
-  decodeBase64,
-  encodeBase64,
-  fromWireObject,
-  makeJsonObject,
-  sha256Hex,
-  toWireObject,
-  type WorldObject,
-} from '@world/canonical';
+import { decodeBase64, fromWireObject, toWireObject, type WorldObject } from '@world/canonical';
 import {
   BadRequestError,
   EffectsUnrecordedError,
@@ -47,6 +38,7 @@ import { admits } from '../admission/admits.js';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js';
 import { committedOutcome, failedOutcome } from './call-outcome.js';
 import { composeOutput, type ComposedEffect } from './compose-output.js';
+import { jsonObject, requestHashOf } from './json-object.js';
 import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
 
 type InvokeRequest = ParsedRequestOf<'planner.invoke'>;
@@ -110,7 +102,7 @@ export class InvokeTool {
     const writtenBy = writtenByFor(req.surface);
     let input: WorldObject;
     try {
-      input = makeJsonObject(SEMANTIC_IDS.invocationInput, writtenBy, req.arguments ?? null);
+      input = jsonObject(SEMANTIC_IDS.invocationInput, writtenBy, req.arguments ?? null);
     } catch {
       this.count(tool.descriptor.id, req.surface, 'failed');
       throw new BadRequestError('arguments are not JSON');
@@ -186,16 +178,15 @@ export class InvokeTool {
     } finally {
       observePhase(this.settings.replica, 'plan', planMark);
     }
-    const planObject = makeJsonObject(SEMANTIC_IDS.effectPlan, writtenBy, plan);
+    const planObject = jsonObject(SEMANTIC_IDS.effectPlan, writtenBy, plan);
     if (plan.effects.length === 0) return this.commitRefusal(inv, plan, planObject);
     return this.executeAndCommit(inv, plan, planObject);
   }
 
   /** Claims a keyed invocation; answers a committed resend from the ledger (null = go on). */
   private async claim(inv: Invocation): Promise<InvokeReply | null> {
-    const requestHash = sha256Hex(
-      canonicalBytes({ tool: inv.req.toolId, arguments: inv.req.arguments ?? null }),
-    );
+    // sha256 of the canonical {tool, arguments}, over the input's canonical bytes already made
+    const requestHash = requestHashOf(inv.req.toolId, inv.input.payload);
     const ttlMs = this.settings.deadlines.leaseTtlMs;
     const begin = (reclaim: boolean) =>
       this.rpc.request(
@@ -361,14 +352,14 @@ export class InvokeTool {
     records: string[],
     brokerObjects: WorldObject[],
   ): Promise<InvokeReply> {
-    const outputObject = makeJsonObject(SEMANTIC_IDS.invocationOutput, inv.writtenBy, output);
+    const outputObject = jsonObject(SEMANTIC_IDS.invocationOutput, inv.writtenBy, output);
     if (outputObject.payload.length > INVOCATION_OUTPUT_MAX_BYTES) {
       throw new PlanLawError(
         `output is ${outputObject.payload.length} bytes; the limit is ${INVOCATION_OUTPUT_MAX_BYTES}`,
       );
     }
     const descriptor = inv.tool.descriptor;
-    const record = makeJsonObject(SEMANTIC_IDS.invocationRecord, inv.writtenBy, {
+    const record = jsonObject(SEMANTIC_IDS.invocationRecord, inv.writtenBy, {
       invocationId: inv.invocationId,
       episodeId: inv.req.session.episodeId,
       skillId: descriptor.id,
@@ -403,7 +394,8 @@ export class InvokeTool {
     return {
       invocationId: inv.invocationId,
       output,
-      outputBytes: encodeBase64(outputObject.payload),
+      // the output object's wire payload: its canonical bytes in base64, encoded once
+      outputBytes: objects[2]!.payload,
       outputRef: outputObject.hash,
       entryIndex: committed.entryIndex,
       worldRef: committed.worldRef,

@@ -137,3 +137,30 @@ describe.each(modes)('service transport over %s', (_mode, makeTransport) => {
     expect(events.sort()).toEqual(['r1:5', 'r2:5']);
   });
 });
+
+describe('a service serving on its client’s NATS connection', () => {
+  it('answers concurrent requests over the shared connection; its close leaves the client connected', async () => {
+    const transport: TransportConfig = {
+      kind: 'nats',
+      url: testNatsUrl(),
+      prefix: uniquePrefix('shared'),
+    };
+    const rpc = await connectRpc(transport, 'shared-client');
+    const app = await startMicroservice('ledger', makeModule('s1'), transport, { rpc });
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () => rpc.request('ledger.head', {}, { timeoutMs: 2_000 })),
+      );
+      expect(replies).toEqual(
+        Array.from({ length: 20 }, () => ({ worldRef: null, world: null, entryIndex: 7 })),
+      );
+      await app.close();
+      const err = await rpc.request('ledger.head', {}, { timeoutMs: 500 }).catch((e) => e);
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect(err.message).toBe('no service answers ledger.head');
+      await expect(rpc.ping()).resolves.toBeUndefined();
+    } finally {
+      await rpc.close();
+    }
+  });
+});
