@@ -8,7 +8,6 @@ import {
   type McpHttpHandler,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
-import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { MCP_BODY_MAX_BYTES, type Session } from '@world/contracts';
 import type { Authenticator } from '../auth/authenticator.js';
 import { JSONRPC, asWorldError, mcpErrorOf, rowOf } from '../errors/error-map.js';
@@ -33,29 +32,32 @@ type JsonRpcId = string | number | null;
  * 3. the §6.2 header checks — 400 text/plain;
  * 4. the body, at most MCP_BODY_MAX_BYTES — 413 with a JSON-RPC envelope, never HTML;
  * 5. batches only under 2025-03-26 — 400;
- * 6. the SDK (`createMcpHandler`, one low-level Server per POST, mounted with `toNodeHandler`
- *    on the raw request), whose answer is replaced by one plain JSON envelope when a host call
- *    failed (world-spec §6.3).
+ * 6. the SDK (`createMcpHandler`, one low-level Server per POST) through its web-standard
+ *    `fetch` with the body already parsed, whose answer is replaced by one plain JSON envelope
+ *    when a host call failed (world-spec §6.3).
+ *
+ * The hand-off does what `toNodeHandler` of `@modelcontextprotocol/node` does — request URL and
+ * headers, `authInfo`, the parsed body, an abort signal that fires when the client goes away,
+ * the SDK's 500 fallback — without its per-POST copies: the body is not re-serialized into the
+ * web Request (the SDK reads `parsedBody`, never the stream, when it is given) and the buffered
+ * answer is written in one `end()` instead of being re-streamed through a web ReadableStream.
  */
 export class McpEndpoint {
   private readonly handler: McpHttpHandler;
-  private readonly node: NodeMcpRequestHandler;
+  private readonly onerror: (error: Error) => void;
 
   constructor(
     private readonly auth: Authenticator,
     private readonly deps: ExchangeDeps,
   ) {
     const onerror = (error: Error) => deps.log.warn({ err: error }, 'mcp transport refusal');
+    this.onerror = onerror;
     this.handler = createMcpHandler((ctx) => toolServer(exchangeOf(ctx)), {
-      // Answers are buffered (see answer()), so keep-alive comments would only pad them.
+      // Answers are buffered (see serve()), so keep-alive comments would only pad them.
       keepAliveMs: 0,
       maxRequestBodySize: MCP_BODY_MAX_BYTES,
       onerror,
     });
-    this.node = toNodeHandler(
-      { fetch: (request, options) => this.answer(request, options) },
-      { maxRequestBodySize: MCP_BODY_MAX_BYTES, onerror },
-    );
   }
 
   /** Serves one HTTP request on the MCP endpoint. Never throws: every outcome is an answer. */
@@ -102,14 +104,13 @@ export class McpEndpoint {
     if (batch !== null) return plain(res, 400, batch);
 
     const exchange = new McpExchange(session, requestIdOf(body), this.deps);
-    const auth: AuthInfo = {
+    const authInfo: AuthInfo = {
       token: session.credentialId,
       clientId: session.episodeId,
       scopes: [],
       extra: { [EXCHANGE_KEY]: exchange },
     };
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
-    await this.node(req as IncomingMessage & { auth?: AuthInfo }, res, body);
+    await this.serve(req, res, body, { authInfo, parsedBody: body });
   }
 
   /** Stops the SDK's modern leg (in-flight exchanges are aborted). */
@@ -118,26 +119,90 @@ export class McpEndpoint {
   }
 
   /**
-   * The SDK's answer, or — when a host call failed — the fixed plain JSON envelope
+   * Hands one POST to the SDK and writes its answer: the SDK's status, headers and (buffered)
+   * body, or — when a host call failed — the fixed plain JSON envelope
    * `{"jsonrpc":"2.0","id":<id>,"error":{"code":-32603,"message":"host callback failed"}}` on
    * HTTP 200, `id` null for a batch (world-spec §6.3). Answers are single finite events, so
-   * buffering them costs nothing and lets a failure replace the whole POST.
+   * buffering them costs nothing and lets a failure replace the whole POST. Should the SDK
+   * throw (it answers every failure itself, so only a closed handler does), the answer is
+   * `toNodeHandler`'s: the transport warning, then a JSON-RPC 500 `Internal server error`.
+   * @param options the exchange's `authInfo` and the already parsed body
    */
-  private async answer(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
-    const exchange = exchangeOf({ authInfo: options?.authInfo });
-    const response = await this.handler.fetch(request, options);
-    const body = response.body === null ? null : await response.arrayBuffer();
-    if (exchange.hostFailure !== undefined) {
-      return Response.json(
-        rpcError(exchange.requestId, exchange.hostFailure.code, exchange.hostFailure.message),
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    options: McpHandlerRequestOptions & { authInfo: AuthInfo },
+  ): Promise<void> {
+    const exchange = exchangeOf(options);
+    const abort = new AbortController();
+    let finished = false;
+    res.once('close', () => {
+      if (!finished) abort.abort();
+    });
+    if (res.destroyed) abort.abort();
+    let answer: { status: number; headers: Record<string, string>; bytes: Buffer | null };
+    try {
+      const response = await this.handler.fetch(webRequestOf(req, abort.signal), options);
+      const bytes = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+      const headers: Record<string, string> = {};
+      for (const [name, value] of response.headers) headers[name] = value;
+      answer = { status: response.status, headers, bytes };
+    } catch (err) {
+      finished = true;
+      this.onerror(err instanceof Error ? err : new Error(String(err)));
+      return json(
+        res,
+        500,
+        rpcError(echoableRequestId(body), JSONRPC.internalError, INTERNAL_TEXT),
       );
     }
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    finished = true;
+    if (exchange.hostFailure !== undefined) {
+      const { code, message } = exchange.hostFailure;
+      return json(res, 200, rpcError(exchange.requestId, code, message));
+    }
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.bytes ?? undefined);
   }
+}
+
+/** The SDK's text of a JSON-RPC 500 (`internalServerErrorResponse` of both SDK packages). */
+const INTERNAL_TEXT = 'Internal server error';
+
+/** Request headers the SDK never sees: the body it reads is `parsedBody`, not these bytes. */
+const BODY_FRAMING_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+]);
+
+/**
+ * The web-standard Request the SDK classifies and validates: method, URL and headers of the
+ * Node request (pseudo-headers dropped, repeated headers kept), and no body — the SDK is always
+ * given the parsed body, from which it reads the JSON-RPC message(s).
+ */
+function webRequestOf(req: IncomingMessage, signal: AbortSignal): Request {
+  const host = single(req.headers.host) ?? 'localhost';
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':') || BODY_FRAMING_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${host}${req.url ?? '/'}`, {
+    method: (req.method ?? 'POST').toUpperCase(),
+    headers,
+    signal,
+  });
+}
+
+/** The id a JSON-RPC error may echo: a request's string or number id, else null (as the SDK). */
+function echoableRequestId(body: unknown): JsonRpcId {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string') return null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 /** The per-POST low-level Server: tools/list and tools/call over the exchange (ecosystem.md §8). */
