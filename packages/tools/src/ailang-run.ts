@@ -207,6 +207,16 @@ export const ailangRun: ToolDefinition = {
     },
     stdout: { type: 'string' },
     stderr: { type: 'string' },
+    stdout_truncated: {
+      type: 'boolean',
+      description:
+        'Present when the output passed the 1 MiB invocation output cap: true when stdout holds only its head',
+    },
+    stderr_truncated: {
+      type: 'boolean',
+      description:
+        'Present when the output passed the 1 MiB invocation output cap: true when stderr holds only its head',
+    },
     ok: OK_PROPERTY,
     refused: REFUSED_PROPERTY,
     policy: {

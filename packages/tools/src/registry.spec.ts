@@ -45,6 +45,8 @@ const OUTPUT_PROPERTIES: Record<string, string[]> = {
     'limit',
     'stdout',
     'stderr',
+    'stdout_truncated',
+    'stderr_truncated',
     'ok',
     'refused',
     'policy',

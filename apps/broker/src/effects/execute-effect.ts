@@ -102,14 +102,16 @@ export class ExecuteEffect {
       request.credentialId,
       episodeId,
     );
-    if (
-      episode === null ||
-      episode.worktree === null ||
-      (await worktreeProblem(episode.worktree)) !== null
-    ) {
+    const worktree = episode?.worktree ?? null;
+    const problem =
+      worktree === null
+        ? `the episode ${episode === null ? 'does not exist' : 'has no worktree'}`
+        : await worktreeProblem(worktree);
+    if (worktree === null || problem !== null) {
+      // The wire answer stays the constant R8 text; the operator learns the cause here.
+      log.warn({ episode: episodeId, problem }, `episode ${episodeId} has no usable worktree`);
       throw new NoHandlerError();
     }
-    const worktree = episode.worktree;
     if (session === null || session.revokedAt !== null || session.episodeId !== episodeId) {
       throw new SessionUnknownError();
     }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { parseRef, type Ref } from '@world/canonical';
+import { canonicalBytes, parseRef, type Ref } from '@world/canonical';
+import { INVOCATION_OUTPUT_MAX_BYTES } from '@world/contracts';
 import { CLI_OPS, type AilangContext, type Toolchain } from '@world/ailang';
 import { payloadString, type EffectHandler, type HandlerContext } from './registry.js';
 
@@ -50,7 +51,8 @@ export async function ailangHandlers(
     scopes,
     tool,
     stamp: false,
-    run: (payload, ctx) => toolchain.run(context(ctx), payload),
+    run: async (payload, ctx) =>
+      fitRunOutput(await toolchain.run(context(ctx), payload), RUN_OUTPUT_BUDGET_BYTES),
   };
   return {
     'Ailang.Check': {
@@ -79,4 +81,55 @@ export async function ailangHandlers(
     'Ailang.RunEnv': run,
     'Ailang.RunNet': run,
   };
+}
+
+/**
+ * The canonical size a run output may reach (bytes): the invocation output cap less room for the
+ * world block the planner adds (world-spec §4.2; the block is a few hundred bytes).
+ */
+export const RUN_OUTPUT_BUDGET_BYTES = INVOCATION_OUTPUT_MAX_BYTES - 16 * 1024;
+
+/**
+ * Fits a run's output under the invocation output cap (INVOCATION_OUTPUT_MAX_BYTES, 1 MiB of
+ * canonical JSON), which is below the AILANG policy's own output cap (max_output_bytes, 8 MiB,
+ * ailang.md §1.5): a program that prints more than fits keeps its outcome shape, exit code and
+ * limit, and World keeps the head of each stream, marking a cut one with `stdout_truncated` /
+ * `stderr_truncated: true`. Without this the whole output would be refused as oversized and the
+ * agent would see a bare failed effect.
+ * @param out the toolchain's run output ({admitted, exit_code, decision, limit, stdout, stderr, …})
+ * @param budget the largest canonical size in bytes
+ * @returns `out` itself when it fits, else a copy with the streams cut (never splitting a
+ *   surrogate pair)
+ */
+export function fitRunOutput(
+  out: Record<string, unknown>,
+  budget: number,
+): Record<string, unknown> {
+  let size = canonicalBytes(out).length;
+  if (size <= budget) return out;
+  const fitted: Record<string, unknown> = { ...out };
+  for (const key of ['stdout', 'stderr'] as const) {
+    if (typeof fitted[key] === 'string') fitted[`${key}_truncated`] = false;
+  }
+  size = canonicalBytes(fitted).length;
+  while (size > budget) {
+    // Cut the longer stream in proportion to the excess (escapes make bytes per char vary).
+    const key =
+      String(fitted.stdout ?? '').length >= String(fitted.stderr ?? '').length
+        ? 'stdout'
+        : 'stderr';
+    const text = fitted[key];
+    if (typeof text !== 'string' || text.length === 0) break;
+    const keep = Math.floor(text.length * Math.max(0, 1 - (size - budget) / size) * 0.98);
+    fitted[key] = headOf(text, keep);
+    fitted[`${key}_truncated`] = true;
+    size = canonicalBytes(fitted).length;
+  }
+  return fitted;
+}
+
+/** The first `n` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+function headOf(text: string, n: number): string {
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
 }

@@ -55,7 +55,9 @@ export async function resolveInWorktree(
   for (let i = 0; i < segments.length; i++) {
     const candidate = join(real, segments[i]!);
     const info = await lstat(candidate).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
+      // ENAMETOOLONG: nothing by that name can exist; the operation reports it with its text.
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'ENAMETOOLONG')
+        return null;
       throw err;
     });
     if (info === null) {

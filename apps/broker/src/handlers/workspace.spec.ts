@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import {
+  lstat,
   mkdir,
   mkdtemp,
   readdir,
@@ -309,6 +311,44 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
       refused: 'write adir: open adir: is a directory',
     });
     expect(await treeSnapshot(root)).toEqual(before);
+  });
+
+  it('refuses to read or edit a FIFO at once, without blocking on it (no writer ever comes)', async () => {
+    // Its own worktree outside `root`: the snapshots above would block reading a FIFO.
+    const special = await realpath(await mkdtemp(join(tmpdir(), 'broker-fifo-')));
+    try {
+      execFileSync('mkfifo', [join(special, 'pipe')]);
+      const fifoCtx = contextFor(special);
+      await expect(workspaceRead.run({ op: 'read', path: 'pipe' }, fifoCtx)).resolves.toEqual({
+        ok: false,
+        refused: 'read pipe: pipe is not a regular file',
+      });
+      await expect(
+        workspaceWrite.run({ op: 'edit', path: 'pipe', old_text: 'a', new_text: 'b' }, fifoCtx),
+      ).resolves.toEqual({ ok: false, refused: 'edit pipe: pipe is not a regular file' });
+      expect((await lstat(join(special, 'pipe'))).isFIFO()).toBe(true);
+    } finally {
+      await rm(special, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the Go texts for a directory: read stats it, edit fails opening it', async () => {
+    await mkdir(join(ep, 'rdir'), { recursive: true });
+    await expect(workspaceRead.run({ op: 'read', path: 'rdir' }, ctx)).resolves.toEqual({
+      ok: false,
+      refused: 'read rdir: read rdir: is a directory',
+    });
+    await expect(
+      workspaceWrite.run({ op: 'edit', path: 'rdir', old_text: 'a', new_text: 'b' }, ctx),
+    ).resolves.toEqual({ ok: false, refused: 'edit rdir: openat rdir: is a directory' });
+  });
+
+  it('refuses a name longer than the file system allows with its errno text', async () => {
+    const long = 'n'.repeat(300);
+    await expect(workspaceRead.run({ op: 'read', path: long }, ctx)).resolves.toEqual({
+      ok: false,
+      refused: `read ${long}: openat ${long}: file name too long`,
+    });
   });
 
   it('fails (throws) on a payload without a string path', async () => {

@@ -1,4 +1,5 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { INVOCATION_OUTPUT_MAX_BYTES } from '@world/contracts';
 import { writeFileAtomic } from './atomic-write.js';
@@ -27,15 +28,8 @@ export const workspaceRead: EffectHandler = {
     const where = await resolveInWorktree(ctx.worktree, 'read', path);
     if (!where.ok) return refuse(where.refused);
     try {
-      const info = await stat(where.abs);
-      if (info.isDirectory()) return refuse(`read ${path}: read ${path}: is a directory`);
-      if (info.size > INVOCATION_OUTPUT_MAX_BYTES) {
-        return refuse(
-          `read ${path}: file is ${info.size} bytes; at most ${INVOCATION_OUTPUT_MAX_BYTES} can be read`,
-        );
-      }
-      const content = await readFile(where.abs, 'utf8');
-      return { ok: true, content };
+      const file = await readRegularFile(where.abs, 'read', path, INVOCATION_OUTPUT_MAX_BYTES);
+      return file.ok ? { ok: true, content: file.content } : refuse(file.refused);
     } catch (err) {
       return refuse(fileErrorText('read', path, 'openat', err));
     }
@@ -65,7 +59,9 @@ export const workspaceWrite: EffectHandler = {
         await writeFileAtomic(target, Buffer.from(content, 'utf8'));
         return { ok: true };
       }
-      const before = await readFile(target, 'utf8');
+      const file = await readRegularFile(target, 'edit', path, Number.POSITIVE_INFINITY);
+      if (!file.ok) return refuse(file.refused);
+      const before = file.content;
       const count = occurrences(before, oldText);
       if (count === 0)
         return refuse(
@@ -118,6 +114,49 @@ export function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;
 }
 
+/**
+ * Reads a file of the worktree as UTF-8, refusing anything that is not a regular file. The file
+ * is opened non-blocking and without following a last-component symlink, and the checks run on
+ * the open descriptor (fstat), so a FIFO, a socket or a device swapped in after the path was
+ * resolved can neither block the handler nor be read (a FIFO without a writer would otherwise
+ * hold the episode's lease until the handler deadline).
+ * @param abs the resolved absolute path (resolveInWorktree)
+ * @param verb the tool verb, for the refusal text
+ * @param path the path as the caller gave it, for the refusal text
+ * @param maxBytes the largest size read (bytes; Infinity for edit, whose output carries no content)
+ * @returns the content, or the refusal text (`read x: is a directory`, `… is not a regular file`,
+ *   `… file is N bytes; at most M can be read`)
+ * @throws the file system error of open/fstat/read (errno codes are mapped by the caller)
+ */
+async function readRegularFile(
+  abs: string,
+  verb: FileVerb,
+  path: string,
+  maxBytes: number,
+): Promise<{ ok: true; content: string } | { ok: false; refused: string }> {
+  const handle = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) {
+      // The Go tool's texts: read stats before reading, edit fails at open (world-spec §3.1, §3.3).
+      const syscall = verb === 'read' ? 'read' : 'openat';
+      return { ok: false, refused: `${verb} ${path}: ${syscall} ${path}: is a directory` };
+    }
+    if (!info.isFile()) {
+      return { ok: false, refused: `${verb} ${path}: ${path} is not a regular file` };
+    }
+    if (info.size > maxBytes) {
+      return {
+        ok: false,
+        refused: `${verb} ${path}: file is ${info.size} bytes; at most ${maxBytes} can be read`,
+      };
+    }
+    return { ok: true, content: await handle.readFile('utf8') };
+  } finally {
+    await handle.close();
+  }
+}
+
 function refuse(refused: string): HandlerOutput {
   return { ok: false, refused };
 }
@@ -130,6 +169,7 @@ const ERRNO_TEXT: Record<string, string> = {
   EPERM: 'operation not permitted',
   ELOOP: 'too many levels of symbolic links',
   EEXIST: 'file exists',
+  ENAMETOOLONG: 'file name too long',
 };
 
 /**

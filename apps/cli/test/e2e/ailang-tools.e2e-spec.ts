@@ -30,6 +30,8 @@ const NET_AIL =
   'module net\n\nimport std/io (println)\n\nexport func main() -> () ! {IO, Net} {\n  println("net")\n}\n';
 const LOOP_AIL =
   'module loop\n\nimport std/io (println)\n\npure func spin(n: int) -> int = spin(n + 1)\n\nexport func main() -> () ! {IO} {\n  println("starting")\n  println(show(spin(0)))\n}\n';
+/** Prints 1,200 lines of 1,000 bytes: 1.2 MB, over the 1 MiB invocation output cap. */
+const BIG_AIL = `module big\n\nimport std/io (print)\n\nfunc emit(n: int) -> () ! {IO} {\n  if n == 0 then () else {\n    print("${'x'.repeat(999)}\\n");\n    emit(n - 1)\n  }\n}\n\nexport func main() -> () ! {IO} {\n  emit(1200)\n}\n`;
 const BROKEN_AIL =
   'module broken\n\nimport std/io (println)\n\nexport func main() -> () ! {IO} {\n  let x = "a" + 1;\n  println(show(x))\n}\n';
 
@@ -57,6 +59,7 @@ describe.each(MODES)('the AILANG tools over MCP (%s mode)', (mode) => {
       'net.ail': NET_AIL,
       'loop.ail': LOOP_AIL,
       'broken.ail': BROKEN_AIL,
+      'big.ail': BIG_AIL,
     });
     token = await w.session('ep1', FULL_GRANTS);
   });
@@ -203,6 +206,21 @@ describe.each(MODES)('the AILANG tools over MCP (%s mode)', (mode) => {
     expect(out.limit).toMatchObject({ reason: 'timeout', stage: 'execute' });
     expect(out.stderr).toContain(`policy-result: `);
     expect(out.world.effects[0].status).toBe('ok');
+  });
+
+  it('a run printing more than the 1 MiB output cap keeps its outcome with the head of stdout, marked truncated', async () => {
+    const out = (await w.call(token, 'ailang-run', { path: 'big.ail' })) as Record<string, any>;
+    const line = `${'x'.repeat(999)}\n`;
+    expect([
+      out.admitted,
+      out.exit_code,
+      out.limit,
+      out.stdout_truncated,
+      out.stderr_truncated,
+      out.stdout.length > 900_000 && out.stdout.length < 1_048_576,
+      line.repeat(1200).startsWith(out.stdout),
+      out.world.effects[0].status,
+    ]).toEqual([true, 0, null, true, false, true, true, 'ok']);
   });
 
   it('ailang-check reports a pass and a type error through its finish phase', async () => {

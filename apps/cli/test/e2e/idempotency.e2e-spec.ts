@@ -3,8 +3,8 @@
  * one task id sent at once — reference `tasks/send`, A2A 1.0 `SendMessage` through the SDK
  * client, and MCP `tools/call` with `_meta["world/taskId"]` — run the tool once (one broker
  * intent for the invocation), commit one log entry, and every answer is either the committed
- * result or the in-flight refusal (A2A: -32602 `task id already used in this session`; MCP, whose
- * host failures all read alike: -32603 `host callback failed`), in both run modes.
+ * result or the in-flight refusal (-32602 `task id already used in this session` on both
+ * surfaces), in both run modes.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,11 +23,12 @@ const IN_FLIGHT_A2A = JSON.stringify({
   id: 1,
   error: { code: -32602, message: 'task id already used in this session' },
 });
-const IN_FLIGHT_MCP = JSON.stringify({
+/** MCP's answer (a protocol error from the SDK, so in an SSE event), parsed. */
+const IN_FLIGHT_MCP = {
   jsonrpc: '2.0',
   id: 1,
-  error: { code: -32603, message: 'host callback failed' },
-});
+  error: { code: -32602, message: 'task id already used in this session' },
+};
 
 describe.each(MODES)('exactly-once retries of one task id (%s mode)', (mode) => {
   let w: TestSystem;
@@ -180,7 +181,7 @@ describe.each(MODES)('exactly-once retries of one task id (%s mode)', (mode) => 
       expect(a.body!.result!.structuredContent).toEqual(committed.structuredContent);
       expect(a.body!.result!.content).toEqual(committed.content);
     }
-    expect(others.map((a) => [a.status, a.text])).toEqual(others.map(() => [200, IN_FLIGHT_MCP]));
+    expect(others.map((a) => [a.status, a.body])).toEqual(others.map(() => [200, IN_FLIGHT_MCP]));
     expect(await intents('mcp:ep1:burst-mcp')).toEqual([
       expect.objectContaining({ effect: 'Workspace.Write', status: 'succeeded' }),
     ]);

@@ -194,7 +194,6 @@ describe('the A2A column of the error table (world-spec §6.1, §6.5)', () => {
 
 describe('the coordinator rows keep the REST and MCP answers of an internal failure', () => {
   const rows: Array<[string, WorldError]> = [
-    ['in flight', new InvocationInFlightError()],
     ['not committed', new InvocationNotCommittedError()],
     ['no handler', new NoHandlerError()],
     ['plan law', new PlanLawError('x')],
@@ -210,5 +209,13 @@ describe('the coordinator rows keep the REST and MCP answers of an internal fail
       message: 'host callback failed',
       host: true,
     });
+  });
+
+  it('in flight: 500 internal store failure on REST, MCP -32602 task id already used (issue 4)', () => {
+    const error = new InvocationInFlightError();
+    expect([restErrorOf(error), mcpErrorOf(error)]).toEqual([
+      { status: 500, body: { error: { class: 'Internal', message: 'internal store failure' } } },
+      { code: -32602, message: 'task id already used in this session', host: false },
+    ]);
   });
 });

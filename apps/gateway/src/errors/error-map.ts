@@ -37,10 +37,10 @@ export const REST_MESSAGES = {
  * How MCP reports an error: `params` answers -32602 with the error's message after a prefix
  * (`invalid params: `, none for `unknown tool "<name>"`; the caller's input is at fault, nothing
  * ran); `host` answers -32603 with a fixed host text (the effect may
- * have run); `request` answers -32600 with the error's message (transport-level refusal).
+ * have run; `message` replaces the error's own words); `request` answers -32600 with the error's message (transport-level refusal).
  */
 export type McpKind =
-  | { kind: 'params'; prefix: string }
+  | { kind: 'params'; prefix: string; message?: string }
   | { kind: 'request' }
   | { kind: 'host'; message: (typeof HOST_FAILURE)[keyof typeof HOST_FAILURE] };
 
@@ -110,6 +110,12 @@ function coordinatorRow(a2a: A2aKind): ErrorRow {
 const HOST_TIMEOUT: McpKind = { kind: 'host', message: HOST_FAILURE.timedOut };
 const PARAMS: McpKind = { kind: 'params', prefix: 'invalid params: ' };
 const UNKNOWN_TOOL: McpKind = { kind: 'params', prefix: '' };
+/**
+ * A `world/taskId` reused for other arguments, or while its first call is in flight: the caller's
+ * input is at fault and nothing ran, so MCP answers it as A2A does (-32602, issue 4 "the same
+ * guarantees"), not as a host failure that may have run something.
+ */
+const MCP_TASK_ID_USED: McpKind = { kind: 'params', prefix: '', message: MESSAGES.taskIdUsed };
 
 /**
  * Rows by `errorClass`. REST statuses and classes: world-spec §5.1. MCP: unknown tools and bad
@@ -189,7 +195,12 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     restMessage: REST_MESSAGES.unavailable,
     mcp: HOST,
   },
-  DuplicateInvocation: { status: 400, restClass: 'BadRequest', mcp: HOST, a2a: A2A_TASK_ID_USED },
+  DuplicateInvocation: {
+    status: 400,
+    restClass: 'BadRequest',
+    mcp: MCP_TASK_ID_USED,
+    a2a: A2A_TASK_ID_USED,
+  },
   UnknownTool: {
     status: 404,
     restClass: 'NotFound',
@@ -197,7 +208,7 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     a2a: { code: JSONRPC.invalidParams, message: A2A_MESSAGES.notAuthorized },
   },
   // The coordinator's own outcomes: REST and MCP answer them like any internal failure.
-  InvocationInFlight: coordinatorRow(A2A_TASK_ID_USED),
+  InvocationInFlight: { ...coordinatorRow(A2A_TASK_ID_USED), mcp: MCP_TASK_ID_USED },
   InvocationNotCommitted: coordinatorRow({
     code: JSONRPC.internalError,
     message: MESSAGES.notCommitted,
@@ -264,7 +275,7 @@ export function mcpErrorOf(err: WorldError): { code: number; message: string; ho
     case 'params':
       return {
         code: JSONRPC.invalidParams,
-        message: `${row.mcp.prefix}${err.message}`,
+        message: `${row.mcp.prefix}${row.mcp.message ?? err.message}`,
         host: false,
       };
     case 'request':

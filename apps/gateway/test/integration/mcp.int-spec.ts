@@ -441,6 +441,13 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       expect(h.world.callsOf('planner.invoke')).toEqual([]);
     });
 
+    it('answers a world/taskId still in flight with -32602 task id already used (issue 4)', async () => {
+      const res = await call(FULL, 3, 'in-flight', {});
+      expect(await res.text()).toBe(
+        'event: message\ndata: {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"task id already used in this session"}}\n\n',
+      );
+    });
+
     it('answers the v1 client an unlisted tool with -32602', async () => {
       const client = await v1(READ);
       try {
@@ -504,7 +511,6 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       ['a lost lease', 'lease-lost'],
       ['an unavailable service', 'unavailable'],
       ['an untyped planner failure', 'internal'],
-      ['an invocation still in flight', 'in-flight'],
     ];
     it.each(rows)('answers %s with -32603 host callback failed', async (_row, name) => {
       const res = await call(FULL, 2, name);
