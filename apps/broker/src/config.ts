@@ -1,5 +1,39 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { z } from 'zod';
 import { CommonEnv } from '@world/runtime';
+
+/**
+ * Why `path` is not what a variable needs (an executable file, or a directory), or undefined
+ * when it is: checked at start so a wrong path exits 2 with one line instead of failing later
+ * with a raw ENOENT.
+ */
+export function pathProblem(path: string, want: 'executable' | 'directory'): string | undefined {
+  try {
+    const stat = statSync(path);
+    if (want === 'directory') return stat.isDirectory() ? undefined : 'is not a directory';
+    if (!stat.isFile()) return 'is not a file';
+    accessSync(path, constants.X_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'does not exist';
+    if (code === 'EACCES') return want === 'executable' ? 'is not executable' : 'is not readable';
+    return (err as Error).message;
+  }
+}
+
+/** A path variable that must name an existing executable file or directory. */
+function existingPath(name: string, want: 'executable' | 'directory') {
+  const what = want === 'executable' ? 'an executable file' : 'a directory';
+  return z
+    .string()
+    .min(1, `${name} must name ${what}`)
+    .superRefine((path, ctx) => {
+      const problem = pathProblem(path, want);
+      if (problem !== undefined)
+        ctx.addIssue({ code: 'custom', message: `${name} must name ${what}: ${path} ${problem}` });
+    });
+}
 
 /**
  * The broker process's environment (DESIGN.md §5): NATS and PostgreSQL are required in the
@@ -16,7 +50,7 @@ export const BrokerEnv = CommonEnv.extend({
     .optional(),
   WORLD_REPLICA: z.string().min(1).optional(),
   /** the examples corpus examples-search reads (world-spec §3.7); must lie outside the workspace root */
-  WORLD_EXAMPLES_DIR: z.string().min(1).optional(),
+  WORLD_EXAMPLES_DIR: existingPath('WORLD_EXAMPLES_DIR', 'directory').optional(),
   /** ailang-run caps beyond IO and FS the operator enables: a comma list of Declassify, Env, Net */
   WORLD_RUN_ALLOW_CAPS: z
     .string()
@@ -36,6 +70,6 @@ export const BrokerEnv = CommonEnv.extend({
     .default('')
     .transform((v) => (v === '' ? [] : v.split(','))),
   /** a real ailang binary to use instead of the embedded toolchain (DESIGN.md §7.8) */
-  AILANG_BIN: z.string().min(1).optional(),
+  AILANG_BIN: existingPath('AILANG_BIN', 'executable').optional(),
 });
 export type BrokerEnv = z.output<typeof BrokerEnv>;

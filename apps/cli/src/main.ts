@@ -21,11 +21,7 @@ export function buildProgram(): Command {
       'run the whole of World in this process (embedded PGlite unless NATS_URL and DATABASE_URL are set)',
     )
     .option('--bind <host:port>', 'gateway address', process.env.WORLD_BIND ?? '127.0.0.1:7644')
-    .option(
-      '--public-reads',
-      'serve GET /v1/* without a session',
-      process.env.WORLD_PUBLIC_READS === '1',
-    )
+    .option('--public-reads', 'serve GET /v1/* without a session (or WORLD_PUBLIC_READS=1)', false)
     .action(async (opts: { bind: string; publicReads: boolean }) => {
       const { startCommand } = await import('./commands/start.js');
       const { closeOnSignal } = await import('@world/runtime');
@@ -61,6 +57,11 @@ async function main(argv: string[]): Promise<void> {
     if (err instanceof CliError) {
       process.stderr.write(`world: ${err.message}\n`);
       process.exit(err.exitCode);
+    }
+    // A ConfigError (@world/runtime, loaded only by start and up) already names its source.
+    if (err instanceof Error && err.name === 'ConfigError') {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
     }
     process.stderr.write(`world: ${(err as Error)?.message ?? String(err)}\n`);
     process.exit(1);

@@ -1,4 +1,4 @@
-import { CommonEnv, ConfigError, loadConfig } from './config.js';
+import { CommonEnv, ConfigError, isLogLevel, loadConfig, LOG_LEVELS } from './config.js';
 
 // DESIGN.md §5 and issue 6: configuration is validated at start, one clear line, exit 2.
 describe('CommonEnv health settings', () => {
@@ -34,5 +34,37 @@ describe('CommonEnv health settings', () => {
     expect(() => loadConfig('svc', CommonEnv, { WORLD_HEALTH_HOST: '' })).toThrow(
       'svc: invalid configuration: WORLD_HEALTH_HOST: WORLD_HEALTH_HOST must be a host name or address',
     );
+  });
+});
+
+describe('CommonEnv WORLD_LOG_LEVEL', () => {
+  it.each([
+    ['unset', {}, undefined],
+    ['empty: unset', { WORLD_LOG_LEVEL: '' }, undefined],
+    ['debug', { WORLD_LOG_LEVEL: 'debug' }, 'debug'],
+    ['silent', { WORLD_LOG_LEVEL: 'silent' }, 'silent'],
+  ])('accepts %s', (_name, env, level) => {
+    expect(loadConfig('svc', CommonEnv, env).WORLD_LOG_LEVEL).toBe(level);
+  });
+
+  it.each([
+    ['a word that is no level', 'bogus'],
+    ['a level in capitals', 'INFO'],
+    ['a number', '30'],
+  ])('refuses %s with one line listing the levels', (_name, value) => {
+    expect(() => loadConfig('broker', CommonEnv, { WORLD_LOG_LEVEL: value })).toThrow(
+      new ConfigError(
+        'broker: invalid configuration: WORLD_LOG_LEVEL: WORLD_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent',
+      ),
+    );
+  });
+
+  it('knows exactly the levels pino has, and silent', () => {
+    expect(LOG_LEVELS).toEqual(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
+    expect([isLogLevel('warn'), isLogLevel('bogus'), isLogLevel(undefined)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 });

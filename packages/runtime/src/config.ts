@@ -38,6 +38,21 @@ export function runMain(main: () => Promise<void>): void {
   });
 }
 
+/** The levels WORLD_LOG_LEVEL may name (pino's, lowest to highest, and `silent`). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+/** A valid WORLD_LOG_LEVEL. */
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+const LOG_LEVEL_MESSAGE = `WORLD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`;
+
+/**
+ * True when `value` is a level WORLD_LOG_LEVEL may name. The process logger is made before any
+ * configuration is loaded, so it takes only a valid level from the environment (else its
+ * default); CommonEnv then refuses the bad value with one line (exit 2).
+ */
+export function isLogLevel(value: string | undefined): value is LogLevelName {
+  return (LOG_LEVELS as readonly string[]).includes(value ?? '');
+}
+
 /** The largest TCP port number. */
 const MAX_TCP_PORT = 65_535;
 const HEALTH_PORT_MESSAGE = `WORLD_HEALTH_PORT must be a TCP port number (0-${MAX_TCP_PORT})`;
@@ -57,6 +72,11 @@ export const CommonEnv = z.object({
     )
     .default('world'),
   WORLD_CALL_DEADLINE_MS: z.coerce.number().int().positive().default(20_000),
+  /** the process logger's level (logger.ts reads it; validated here so a bad one exits 2) */
+  WORLD_LOG_LEVEL: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.enum(LOG_LEVELS, { message: LOG_LEVEL_MESSAGE }).optional(),
+  ),
   /** the health server's port (/livez, /readyz, /metrics); unset → none; 0 → any free port */
   WORLD_HEALTH_PORT: z.preprocess(
     (value) => (value === '' ? undefined : value),

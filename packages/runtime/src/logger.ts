@@ -1,6 +1,7 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import type { LoggerService } from '@nestjs/common';
 import { callContext, currentTraceId } from './trace.js';
+import { isLogLevel } from './config.js';
 
 /** A sink that receives every log line (one JSON document, newline-terminated) while attached. */
 type LineSink = (line: string) => void;
@@ -17,14 +18,19 @@ const destination: DestinationStream = {
 
 /**
  * The process logger: structured JSON lines (pino) on stdout. Level from WORLD_LOG_LEVEL
- * (default `info`; `silent` in tests unless asked otherwise). Every line written inside a call
+ * (default `info`; `silent` in tests unless asked otherwise; a value that is not a level is
+ * ignored here, never handed to pino, and refused by each process's configuration check,
+ * CommonEnv: exit 2 with one line). Every line written inside a call
  * context carries its `invocationId` (and `traceId` when the call is traced), so one call's
  * lines can be found in every service's log (issue 6 "Operations"). Tokens are redacted.
  */
 export const logger: Logger = pino(
   {
-    level:
-      process.env.WORLD_LOG_LEVEL ?? (process.env.JEST_WORKER_ID !== undefined ? 'silent' : 'info'),
+    level: isLogLevel(process.env.WORLD_LOG_LEVEL)
+      ? process.env.WORLD_LOG_LEVEL
+      : process.env.JEST_WORKER_ID !== undefined
+        ? 'silent'
+        : 'info',
     base: { pid: process.pid },
     redact: {
       paths: ['token', '*.token', 'authorization', '*.authorization'],

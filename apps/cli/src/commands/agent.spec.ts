@@ -1,5 +1,5 @@
 import { refOf } from '@world/canonical';
-import { callArguments, headVerdictText, resultLines } from './agent.js';
+import { callArguments, headVerdictText, resultLines, succeeded } from './agent.js';
 import { CliError } from './util.js';
 
 describe('callArguments (world-spec §7.3: --arg, --arg-json, or one --json; the forms do not mix)', () => {
@@ -97,4 +97,27 @@ describe('headVerdictText (world-spec §7.3: a host failure probes /v1/head befo
       'no commit landed (the head is still entry 4); the effect may have run — check `world log tail` before resending a write',
     ],
   ])('%s', (_row, before, after, text) => expect(headVerdictText(before, after)).toBe(text));
+});
+
+describe('succeeded (call --strict: exit 3 unless the committed result is a success)', () => {
+  const SHA = `sha256:${'a'.repeat(64)}`;
+  const world = (status?: string) => ({
+    plan: SHA,
+    effects: status === undefined ? [] : [{ id: 'e1', status, record: SHA }],
+  });
+  it.each([
+    ['an ok result', { ok: true, content: 'x', world: world('ok') }, true],
+    ['a result without effects', { ok: true, world: world() }, true],
+    ['a result with no ok field and an ok effect', { world: world('ok') }, true],
+    ['a refusal (ok:false)', { ok: false, refused: 'no', world: world() }, false],
+    ['a denied effect with no ok field (budget spent)', { world: world('denied') }, false],
+    [
+      'a denied effect with ok:false',
+      { ok: false, status: 'denied', refused: 'denied', world: world('denied') },
+      false,
+    ],
+    ['a failed effect', { world: world('failed') }, false],
+  ])('%s → %s', (_name, result, expected) => {
+    expect(succeeded(result)).toBe(expected);
+  });
 });

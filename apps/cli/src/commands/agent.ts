@@ -1,7 +1,7 @@
 /**
  * The agent-side verbs (issue 3; world-spec §7.3): `tools list`, `call`, `health`. `tools list`
  * and `call` speak MCP to /mcp with the session; `call` tells a committed result (exit 0, or 3
- * with --strict when ok:false) from a host failure (exit 1, saying whether the head moved) and
+ * with --strict when ok:false or an effect was denied or failed) from a host failure (exit 1, saying whether the head moved) and
  * from a session refusal (exit 1, the reason and a fix).
  */
 import { readFile } from 'node:fs/promises';
@@ -166,6 +166,18 @@ export function resultLines(result: Record<string, unknown>, bytes: Buffer): str
   return lines;
 }
 
+/**
+ * True when a committed result is a success, as `call --strict` judges it: not `ok: false`
+ * (a refusal), and no effect of its world block ended `denied` or `failed` (a denied effect's
+ * result carries no `ok` at all, world-spec §4.2).
+ */
+export function succeeded(result: Record<string, unknown>): boolean {
+  if (result.ok === false) return false;
+  const world = (result.world ?? {}) as WorldBlock;
+  const effects = Array.isArray(world.effects) ? world.effects : [];
+  return effects.every((e) => e.status !== 'denied' && e.status !== 'failed');
+}
+
 /** What `call` needs besides its options. */
 export interface CallContext {
   env: NodeJS.ProcessEnv;
@@ -183,7 +195,8 @@ export interface CallOptions extends CallArgOptions {
 
 /**
  * `world call <tool> …`: one MCP `tools/call`.
- * @returns the exit code: 0 committed, EXIT_INTEGRITY with --strict when ok:false
+ * @returns the exit code: 0 committed, EXIT_INTEGRITY with --strict when it did not succeed
+ *   (succeeded: ok:false, or an effect denied or failed)
  * @throws CliError exit 2 for bad options; exit 1 for a session refusal, a refused call
  *   (-32602) or a host failure (-32603, with what the head probe saw)
  */
@@ -232,7 +245,7 @@ export async function call(tool: string, options: CallOptions, ctx: CallContext)
     const result = (answer.structuredContent ?? JSON.parse(text)) as Record<string, unknown>;
     if (options.jsonOut) ctx.io.out(text);
     else for (const line of resultLines(result, bytes)) ctx.io.out(line);
-    return options.strict && result.ok === false ? EXIT_INTEGRITY : 0;
+    return options.strict && !succeeded(result) ? EXIT_INTEGRITY : 0;
   } finally {
     await mcp.close();
   }

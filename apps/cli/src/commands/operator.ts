@@ -192,9 +192,11 @@ export async function sessionMint(
 
 /**
  * `world session revoke <credential-id>`: the next request with that session is refused
- * (world-spec §7.4). Revoking a revoked session again says `revoked` again; an id the broker
- * does not know says `no session credential <id>; nothing to revoke` (exit 0 both).
- * @throws CliError exit 2 for an id that is not 64 hex; GatewayHttpError for a refusal
+ * (world-spec §7.4). Revoking a revoked session again says `revoked` again (exit 0); an id the
+ * broker does not know (the operator route answers `revoked: false`) is an error: `no session
+ * credential <id>; nothing to revoke …` on stderr, exit 1.
+ * @throws CliError exit 2 for an id that is not 64 hex; exit 1 for an unknown id;
+ *   GatewayHttpError for a refusal
  */
 export async function sessionRevoke(
   credentialId: string,
@@ -211,11 +213,11 @@ export async function sessionRevoke(
     'DELETE',
     `/v1/operator/sessions/${credentialId}`,
   );
-  io.out(
-    reply.revoked
-      ? `revoked session credential ${credentialId}`
-      : `no session credential ${credentialId}; nothing to revoke`,
-  );
+  if (!reply.revoked)
+    throw new CliError(
+      `no session credential ${credentialId}; nothing to revoke (see \`world session list\`)`,
+    );
+  io.out(`revoked session credential ${credentialId}`);
 }
 
 /** The state word of a listed session. */

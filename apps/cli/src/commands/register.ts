@@ -79,7 +79,9 @@ export function registerClientCommands(program: Command): void {
     });
   session
     .command('revoke')
-    .description('revoke a session credential (its next request is refused)')
+    .description(
+      'revoke a session credential (its next request is refused; exit 1 when no such credential)',
+    )
     .argument('<credential-id>', '64-hex credential id (see `world session list`)')
     .action(async (id: string) => {
       await sessionRevoke(id, env, STDIO);
@@ -106,14 +108,17 @@ export function registerClientCommands(program: Command): void {
   program
     .command('call')
     .description(
-      'agent: MCP tools/call; prints the result and its world block (exit 0 committed, 1 host failure or refusal)',
+      'agent: MCP tools/call; prints the result and its world block (exit 0 committed, 1 host failure or refusal, 3 with --strict when it did not succeed)',
     )
     .argument('<tool>', 'tool name, e.g. ailang-read')
     .option('--arg <key=value>', 'a string argument (repeatable)', collect)
     .option('--arg-json <key=json>', 'a JSON argument (repeatable)', collect)
     .option('--json <object|@file|->', 'all arguments as one JSON object (not with --arg)')
     .option('--json-out', 'print the committed output bytes exactly, plus one newline')
-    .option('--strict', 'exit 3 when the result has ok:false')
+    .option(
+      '--strict',
+      'exit 3 when the committed result is not a success: ok:false, or an effect denied or failed',
+    )
     .option(
       '--task-id <id>',
       'idempotency key: _meta["world/taskId"] (resending returns the committed result)',

@@ -1,35 +1,177 @@
-import { openPostgres, serviceLogger } from '@world/runtime';
+import { BrokerEnv } from '@world/broker';
+import { z } from 'zod';
+import { assertBindAllowed, parseBind, type BindAddress } from '@world/gateway';
+import { CommonEnv, ConfigError, loadConfig, openPostgres, serviceLogger } from '@world/runtime';
 import { uniqueReplica } from './util.js';
 import { bootstrapDemo } from '../system/demo.js';
 import { startDistributedInProcess, startEmbedded, type System } from '../system/embedded.js';
+import { lockHome, type HomeLockOptions } from '../system/home-lock.js';
 import { worldPaths } from '../system/paths.js';
 
 /** `world start` options (env gives the defaults). */
 export interface StartOptions {
   bind: string;
+  /** --public-reads (WORLD_PUBLIC_READS=1 turns it on too) */
   publicReads: boolean;
+  /** how the WORLD_HOME lock reports its loss (tests) */
+  lock?: HomeLockOptions;
+}
+
+/**
+ * The MCP Inspector release the banner and the README pin: its `--cli --transport http
+ * --header` works on Node 20 against `world start` (0.15.0 refuses `--header` on a URL).
+ */
+export const INSPECTOR_VERSION = '2.12.0';
+
+/** The name `world start` gives its configuration errors. */
+const START = 'world start';
+
+/**
+ * An on/off variable with the gateway's accepted values (GatewayEnv): `1` or `true` is on; `0`,
+ * `false`, empty or unset is off; anything else is refused with one line.
+ */
+function flag(name: string) {
+  return z
+    .enum(FLAG_VALUES, {
+      message: `${name} must be 1 or true (on), or 0, false or empty (off)`,
+    })
+    .optional()
+    .transform((v) => v === '1' || v === 'true');
+}
+/** What an on/off variable may say (the gateway's flags accept exactly these). */
+const FLAG_VALUES = ['1', 'true', '0', 'false', ''] as const;
+
+/**
+ * The environment `world start` reads (DESIGN.md §5), validated before anything starts: the
+ * common variables (WORLD_LOG_LEVEL among them), the gateway's flags (WORLD_PUBLIC_READS,
+ * WORLD_BIND_PUBLIC) with the gateway's accepted values, and the broker's examples corpus, run capabilities and AILANG_BIN.
+ */
+export const StartEnv = CommonEnv.omit({ WORLD_HEALTH_PORT: true, WORLD_HEALTH_HOST: true })
+  .extend({
+    WORLD_PUBLIC_READS: flag('WORLD_PUBLIC_READS'),
+    WORLD_BIND_PUBLIC: flag('WORLD_BIND_PUBLIC'),
+  })
+  .extend(
+    BrokerEnv.pick({
+      WORLD_EXAMPLES_DIR: true,
+      WORLD_RUN_ALLOW_CAPS: true,
+      WORLD_RUN_NET_ALLOW: true,
+      AILANG_BIN: true,
+    }).shape,
+  );
+
+/**
+ * Validates StartEnv (an empty NATS_URL or DATABASE_URL counts as unset: the mode is chosen on
+ * both being set). `world up` checks its environment with it too, so a bad value exits 2 with
+ * one line before any service process starts.
+ * @param command the name the error line starts with (`world start`, `world up`)
+ * @throws ConfigError `<command>: invalid configuration: <VAR>: <problem>`
+ */
+export function loadStartEnv(command: string, env: NodeJS.ProcessEnv): z.output<typeof StartEnv> {
+  return loadConfig(command, StartEnv, {
+    ...env,
+    NATS_URL: env.NATS_URL || undefined,
+    DATABASE_URL: env.DATABASE_URL || undefined,
+  });
+}
+
+/** `world start`'s validated configuration. */
+export interface StartConfig {
+  bind: BindAddress;
+  bindPublic: boolean;
+  publicReads: boolean;
+  callDeadlineMs?: number;
+  examplesDir?: string;
+  runAllowCaps: string[];
+  netAllow: string[];
+}
+
+/**
+ * Validates `world start`'s options and environment before anything starts.
+ * @throws ConfigError (exit 2) with one line: `world start: invalid configuration: <VAR>: …`,
+ *   or the gateway's bind refusals under the `world start:` name
+ */
+export function startConfig(
+  options: Pick<StartOptions, 'bind' | 'publicReads'>,
+  env: NodeJS.ProcessEnv = process.env,
+): StartConfig {
+  const parsed = loadStartEnv(START, env);
+  let bind: BindAddress;
+  try {
+    bind = parseBind(options.bind);
+    assertBindAllowed(bind, parsed.WORLD_BIND_PUBLIC);
+  } catch (err) {
+    if (err instanceof ConfigError)
+      throw new ConfigError(err.message.replace(/^gateway: /, `${START}: `));
+    throw err;
+  }
+  return {
+    bind,
+    bindPublic: parsed.WORLD_BIND_PUBLIC,
+    publicReads: options.publicReads || parsed.WORLD_PUBLIC_READS,
+    callDeadlineMs:
+      env.WORLD_CALL_DEADLINE_MS !== undefined ? parsed.WORLD_CALL_DEADLINE_MS : undefined,
+    examplesDir: parsed.WORLD_EXAMPLES_DIR,
+    runAllowCaps: parsed.WORLD_RUN_ALLOW_CAPS,
+    netAllow: parsed.WORLD_RUN_NET_ALLOW,
+  };
 }
 
 /**
  * `world start`: the whole of World in this process. Embedded (PGlite under $WORLD_HOME, an
  * in-process bus) unless NATS_URL and DATABASE_URL are both set, then the same services on NATS
- * and PostgreSQL. Creates the `demo` episode and its session, prints how to connect, runs until
- * SIGINT/SIGTERM.
+ * and PostgreSQL. Validates the configuration first (startConfig), then holds the exclusive lock
+ * on WORLD_HOME for the process's lifetime (lockHome: a second World on the same home exits 2
+ * naming the holder's pid), creates the `demo` episode and its session, prints how to connect,
+ * runs until SIGINT/SIGTERM; the returned system's close() releases the lock.
+ * @throws ConfigError (exit 2) for a bad option or variable; CliError (exit 2) when another
+ *   process holds WORLD_HOME
  */
 export async function startCommand(
   options: StartOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<System> {
+  const config = startConfig(options, env);
   const paths = worldPaths(env);
-  const callDeadlineMs =
-    env.WORLD_CALL_DEADLINE_MS !== undefined ? Number(env.WORLD_CALL_DEADLINE_MS) : undefined;
+  const lock = await lockHome(paths.home, options.lock);
+  try {
+    const system = await startLocked(config, paths, env);
+    const close = system.close.bind(system);
+    system.close = async () => {
+      try {
+        await close();
+      } finally {
+        await lock.release();
+      }
+    };
+    return system;
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}
+
+/** startCommand once WORLD_HOME is locked. */
+async function startLocked(
+  config: StartConfig,
+  paths: ReturnType<typeof worldPaths>,
+  env: NodeJS.ProcessEnv,
+): Promise<System> {
+  const callDeadlineMs = config.callDeadlineMs;
+  const broker = {
+    examplesDir: config.examplesDir,
+    runAllowCaps: config.runAllowCaps,
+    netAllow: config.netAllow,
+  };
   const distributed = Boolean(env.NATS_URL) && Boolean(env.DATABASE_URL);
   const system = distributed
     ? await startDistributedInProcess({
         paths,
-        bind: options.bind,
-        publicReads: options.publicReads,
+        bind: config.bind,
+        bindPublic: config.bindPublic,
+        publicReads: config.publicReads,
         callDeadlineMs,
+        broker,
         natsUrl: env.NATS_URL!,
         prefix: env.WORLD_SUBJECT_PREFIX ?? 'world',
         database: await openPostgres(env.DATABASE_URL!, {
@@ -39,11 +181,16 @@ export async function startCommand(
       })
     : await startEmbedded({
         paths,
-        bind: options.bind,
-        publicReads: options.publicReads,
+        bind: config.bind,
+        bindPublic: config.bindPublic,
+        publicReads: config.publicReads,
         callDeadlineMs,
+        broker,
       });
-  const demo = await bootstrapDemo(system.rpc, paths);
+  const demo = await bootstrapDemo(system.rpc, paths).catch(async (err: unknown) => {
+    await system.close();
+    throw err;
+  });
   const mcp = `${system.url}/mcp`;
   const lines = [
     `World is running (${distributed ? 'distributed: NATS + PostgreSQL' : `embedded: PGlite at ${paths.pgdata}, no NATS`})`,
@@ -55,7 +202,7 @@ export async function startCommand(
     'Connect Claude Code:',
     `  claude mcp add --transport http world ${mcp} --header "Authorization: Bearer $(cat ${demo.sessionFile})"`,
     'Try it with the MCP Inspector CLI:',
-    `  npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --header "Authorization: Bearer $(cat ${demo.sessionFile})" --method tools/list`,
+    `  npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --cli ${mcp} --transport http --header "Authorization: Bearer $(cat ${demo.sessionFile})" --method tools/list`,
     '',
   ];
   process.stdout.write(lines.join('\n'));

@@ -1,21 +1,45 @@
-import { startUp, type UpSystem } from '../system/up.js';
+import { lockHome, type HomeLockOptions } from '../system/home-lock.js';
+import { loadStartEnv } from './start.js';
+import { worldPaths } from '../system/paths.js';
+import { parseReplicas, startUp, type UpSystem } from '../system/up.js';
 
 /**
  * `world up [--replicas …]`: starts each service as its own process against NATS_URL and
  * DATABASE_URL (distributed mode, DESIGN.md §5; startUp), prints the gateways, each process's
  * health port (/livez, /readyz, /metrics) and how to connect, and stops every process on
- * SIGINT/SIGTERM. A process that exits on its own is reported on stderr.
- * @throws CliError exit 2 when NATS_URL or DATABASE_URL is missing or --replicas is malformed;
- *   CliError when a process does not become ready
+ * SIGINT/SIGTERM. A process that exits on its own is reported on stderr. Holds the exclusive
+ * lock on WORLD_HOME (lockHome) while it runs, like `world start`: the services are
+ * started in process groups of their own, so a terminal's Ctrl-C reaches only this process,
+ * which stops them in order (gateways first) and then releases the lock.
+ * @throws ConfigError (exit 2) for a malformed variable the services read (loadStartEnv);
+ *   CliError exit 2 when NATS_URL or DATABASE_URL is missing, --replicas is malformed or
+ *   another process holds WORLD_HOME; CliError when a process does not become ready
  */
 export async function upCommand(
-  options: { replicas?: string; quiet?: boolean },
+  options: { replicas?: string; quiet?: boolean; lock?: HomeLockOptions },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<UpSystem> {
   const onLine = (replica: string, line: string) => {
     if (!options.quiet) process.stderr.write(`[${replica}] ${line}\n`);
   };
-  const system = await startUp({ replicas: options.replicas, onLine }, env);
+  // The services check these too, but one line here beats four services exiting 2 at start.
+  loadStartEnv('world up', env);
+  parseReplicas(options.replicas);
+  const lock = await lockHome(worldPaths(env).home, options.lock);
+  const system = await startUp({ replicas: options.replicas, onLine }, env).catch(
+    async (err: unknown) => {
+      await lock.release();
+      throw err;
+    },
+  );
+  const stopSystem = system.stop.bind(system);
+  system.stop = async () => {
+    try {
+      await stopSystem();
+    } finally {
+      await lock.release();
+    }
+  };
   let stopping = false;
   const stop = () => {
     if (stopping) return;

@@ -13,7 +13,7 @@ import {
 import { startLedger } from '@world/ledger';
 import { startBroker } from '@world/broker';
 import { startPlanner } from '@world/planner';
-import { startGateway } from '@world/gateway';
+import { startGateway, type BindAddress } from '@world/gateway';
 import type { WorldPaths } from './paths.js';
 
 /** A whole World (four services + the edge) started in this process. */
@@ -32,13 +32,20 @@ export interface System {
 export interface SystemOptions {
   paths: WorldPaths;
   /** host:port of the gateway (port 0 = any free port) */
-  bind: string;
+  bind: string | BindAddress;
+  /** serve beyond loopback (WORLD_BIND_PUBLIC=1); default loopback only */
+  bindPublic?: boolean;
   publicReads?: boolean;
   callDeadlineMs?: number;
   /** the operator credential; absent → the gateway reads or creates paths.operatorTokenFile */
   operatorToken?: string;
   /** how long one /v1/log/stream run lasts (default LOG_STREAM_RUN_MS; tests shorten it) */
   logStreamRunMs?: number;
+  /**
+   * The broker's operator settings (WORLD_EXAMPLES_DIR, WORLD_RUN_ALLOW_CAPS,
+   * WORLD_RUN_NET_ALLOW); default none. The toolchain follows AILANG_BIN (startBroker's default).
+   */
+  broker?: { examplesDir?: string; runAllowCaps?: string[]; netAllow?: string[] };
 }
 
 /**
@@ -98,12 +105,16 @@ async function startServices(
         worldHome: options.paths.home,
         workspaceRoot: options.paths.workspaceRoot,
         callDeadlineMs: options.callDeadlineMs,
+        examplesDir: options.broker?.examplesDir,
+        runAllowCaps: options.broker?.runAllowCaps,
+        netAllow: options.broker?.netAllow,
       }),
     );
     services.push(await startPlanner({ transport, callDeadlineMs: options.callDeadlineMs }));
     const gateway = await startGateway({
       transport,
       bind: options.bind,
+      bindPublic: options.bindPublic,
       worldHome: options.paths.home,
       publicReads: options.publicReads ?? false,
       operatorToken: options.operatorToken,

@@ -49,6 +49,25 @@ describe('parseReplicas (issue 6: world up --replicas)', () => {
   });
 });
 
+describe('parseReplicas of a service named twice', () => {
+  it.each([
+    ['gateway=2,gateway=3', 'gateway'],
+    ['broker=1,planner=2,broker=1', 'broker'],
+  ])('refuses %s with exit 2 naming the service', (text, service) => {
+    let thrown: unknown;
+    try {
+      parseReplicas(text);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(CliError);
+    expect([(thrown as CliError).exitCode, (thrown as CliError).message]).toEqual([
+      2,
+      `--replicas: ${service} is given more than once ("${text}")`,
+    ]);
+  });
+});
+
 describe('parseUpBind (world-spec §10: default 127.0.0.1:7644)', () => {
   it.each([
     [undefined, { host: '127.0.0.1', port: 7644 }],

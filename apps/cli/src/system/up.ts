@@ -25,12 +25,14 @@ export type Replicas = Record<ServiceName, number>;
 export const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + UP_STOP_MARGIN_MS;
 
 /**
- * Parses `--replicas gateway=2,planner=2,broker=3,ledger=2` (unnamed services get 1).
- * @throws CliError (exit 2) naming the bad item
+ * Parses `--replicas gateway=2,planner=2,broker=3,ledger=2` (unnamed services get 1; each
+ * service at most once).
+ * @throws CliError (exit 2) naming the bad item, or the service named twice
  */
 export function parseReplicas(text: string | undefined): Replicas {
   const replicas: Replicas = { ledger: 1, broker: 1, planner: 1, gateway: 1 };
   if (text === undefined || text === '') return replicas;
+  const named = new Set<string>();
   for (const item of text.split(',')) {
     const m = /^(ledger|broker|planner|gateway)=([1-9][0-9]?)$/.exec(item.trim());
     if (m === null || Number(m[2]) > UP_MAX_REPLICAS) {
@@ -39,6 +41,9 @@ export function parseReplicas(text: string | undefined): Replicas {
         2,
       );
     }
+    if (named.has(m[1]!))
+      throw new CliError(`--replicas: ${m[1]} is given more than once ("${text}")`, 2);
+    named.add(m[1]!);
     replicas[m[1] as ServiceName] = Number(m[2]);
   }
   return replicas;
@@ -141,7 +146,15 @@ export function replicaEnv(
 }
 
 /**
- * Starts one process of a service (`node apps/<service>/dist/main.js`) as replica `replica`.
+ * The preload every service process gets (parent-watch.ts, built into apps/cli/dist: src/ and
+ * dist/ sit at the same depth, so this resolves from either).
+ */
+export const PARENT_WATCH_URL = new URL('../../dist/system/parent-watch.js', import.meta.url).href;
+
+/**
+ * Starts one process of a service (`node --import parent-watch.js apps/<service>/dist/main.js`)
+ * as replica `replica`, detached in a process group of its own; it ends itself when `world up`
+ * dies (parent-watch.ts).
  * Its JSON log lines (stdout and stderr) go to `onLine`; it is ready when it logs msg "ready",
  * whose `healthPort` (when present) is recorded.
  */
@@ -152,9 +165,12 @@ export function spawnService(
   options: SpawnOptions,
 ): ServiceProcess {
   const childEnv = replicaEnv(replica, env, options);
-  const child = spawn(process.execPath, [serviceEntry(service)], {
+  const child = spawn(process.execPath, ['--import', PARENT_WATCH_URL, serviceEntry(service)], {
     env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group (a terminal's Ctrl-C reaches only `world up`, which stops the
+    // services in order); stdin is the pipe parent-watch.ts watches to end it if we die.
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));

@@ -370,7 +370,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
   );
 
   it(
-    'call with --task-id commits once; reusing the id for other arguments is a host failure that moved no head',
+    'call with --task-id commits once; reusing the id for other arguments is refused (-32602) and moves no head',
     async () => {
       const r = await world([
         'call',
@@ -402,7 +402,8 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
         code: 1,
         signal: null,
         stdout: '',
-        stderr: `world: tools/call ailang-read: host failure (MCP -32603 host callback failed); no commit landed (the head is still entry ${index}); the effect may have run — check \`world log tail\` before resending a write\n`,
+        stderr:
+          'world: tools/call ailang-read refused (MCP -32602): task id already used in this session\n',
       });
       expect(unknown).toEqual({
         code: 1,
@@ -643,7 +644,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
   );
 
   it(
-    'session revoke makes the next call print the refusal and a fix, exit 1',
+    'session revoke makes the next call print the refusal and a fix, exit 1; an unknown id exits 1',
     async () => {
       const id = credentialIdOf(secondToken);
       const r = await world(['session', 'revoke', id]);
@@ -665,11 +666,37 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
         stderr: `${ARGV_WARNING}\nworld: session refused (HTTP 401): ${MESSAGES.sessionUnknown}\n${FIX}\n`,
       });
       expect(unknown).toEqual({
-        code: 0,
+        code: 1,
         signal: null,
-        stdout: `no session credential ${unknownId}; nothing to revoke\n`,
-        stderr: '',
+        stdout: '',
+        stderr: `world: no session credential ${unknownId}; nothing to revoke (see \`world session list\`)\n`,
       });
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'call commits a denial (no ok field: the budget is spent) that --strict turns into exit 3',
+    async () => {
+      await w.episode('strict-ep', { 'a.txt': 'a\n' });
+      const spent = await w.session('strict-ep', [
+        { effect: 'Workspace.Read', scope: 'worktree', budget: 0 },
+      ]);
+      const denied = join(dir, 'spent.session');
+      await writeFile(denied, `${spent}\n`, { mode: 0o600 });
+      const [plain, strict] = await Promise.all([
+        world(['call', 'ailang-read', '--arg', 'path=a.txt', '--session', denied]),
+        world(['call', 'ailang-read', '--arg', 'path=a.txt', '--session', denied, '--strict']),
+      ]);
+      for (const r of [plain, strict]) {
+        expect(lines(r.stdout)).toEqual([
+          expect.stringMatching(/^output: sha256:[0-9a-f]{64} \(\d+ bytes\)$/),
+          expect.stringMatching(/^plan: sha256:[0-9a-f]{64}$/),
+          expect.stringMatching(/^effect e1 denied sha256:[0-9a-f]{64}$/),
+        ]);
+        expect(r.stderr).toBe('');
+      }
+      expect([plain.code, strict.code]).toEqual([0, 3]);
     },
     E2E_TIMEOUT_MS,
   );
