@@ -13,7 +13,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { JSONRPC, asWorldError, mcpErrorOf, rowOf } from '../errors/error-map.js';
 import { readBody } from '../http/body.js';
 import { DAEMON_VERSION, MCP_SERVER_NAME } from '../identity.js';
-import { McpExchange, type ExchangeDeps } from './mcp-exchange.js';
+import { McpExchange, McpFailure, type ExchangeDeps } from './mcp-exchange.js';
 import { batchProblem, headerProblem } from './protocol.js';
 
 /** Where the exchange rides inside the SDK's pass-through auth info. */
@@ -167,6 +167,11 @@ export class McpEndpoint {
   }
 }
 
+/** The -32601 text of a method the endpoint does not serve (world-spec §6.3). */
+export function methodNotFoundText(method: string): string {
+  return `method not found: ${JSON.stringify(method)}`;
+}
+
 /** The SDK's text of a JSON-RPC 500 (`internalServerErrorResponse` of both SDK packages). */
 const INTERNAL_TEXT = 'Internal server error';
 
@@ -216,6 +221,10 @@ function toolServer(exchange: McpExchange): Server {
     tools: (await exchange.listTools()) as ListToolsResult['tools'],
   }));
   server.setRequestHandler('tools/call', async (request) => exchange.callTool(request.params));
+  // Any other method: the reference's text names it (world-spec §6.3 `method not found: "…"`).
+  server.fallbackRequestHandler = async (request) => {
+    throw new McpFailure(JSONRPC.methodNotFound, methodNotFoundText(request.method));
+  };
   return server;
 }
 

@@ -433,6 +433,20 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       expect(h.world.callsOf('planner.invoke').map((c) => c.taskId)).toEqual(['task-1.a_b']);
     });
 
+    it.each([['resources/list'], ['no/such-method']])(
+      'answers the unserved method %s with -32601 method not found naming it (§6.3)',
+      async (method) => {
+        const res = await post(
+          { jsonrpc: '2.0', id: 5, method, params: {} },
+          { authorization: `Bearer ${READ}` },
+        );
+        expect(await res.text()).toBe(
+          `event: message\ndata: {"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"method not found: \\"${method}\\""}}\n\n`,
+        );
+        expect(h.world.callsOf('planner.invoke')).toEqual([]);
+      },
+    );
+
     it('answers an unlisted tool with -32602 unknown tool and invokes nothing (§11 scenario 11)', async () => {
       const res = await call(READ, 3, 'ailang-write', { path: 'x', content: 'y' });
       expect(await res.text()).toBe(
