@@ -96,7 +96,11 @@ async function publishRegistry(
     try {
       await rpc.request(
         'ledger.registry.publish',
-        { name: SEMANTIC_IDS.transitionRegistry, object: toWireObject(registry.registryObject) },
+        {
+          name: SEMANTIC_IDS.transitionRegistry,
+          object: toWireObject(registry.registryObject),
+          objects: registry.archivedObjects().map(toWireObject),
+        },
         { timeoutMs: 5_000 },
       );
       return;

@@ -120,6 +120,11 @@ export const LedgerInvocationEndRequest = z.object({
 export const LedgerRegistryPublishRequest = z.object({
   name: z.string().min(1),
   object: WireObjectSchema,
+  /**
+   * Objects the head's object names, archived with it (the transition registry's sources and
+   * interpreter: every entry's `transitionFn` and `interpreter` then resolve, DESIGN.md §4).
+   */
+  objects: z.array(WireObjectSchema).max(256).optional(),
 });
 export const LedgerRegistryReply = z.object({
   name: z.string(),

@@ -364,6 +364,16 @@ describe.each(MODES)('MCP and /v1 conformance (%s mode)', (mode) => {
     expect(world.logHead).toBe(entry.entryHash);
     const prev = (await w.get(`/v1/log/${world.revision - 1}`)).json;
     expect(entry.header.prevEntryHash).toBe(prev.entryHash);
+    // The header's transitionFn (the tool's transition source) and interpreter are archived with
+    // the registry head, so they resolve too.
+    const source = await w.get(`/v1/objects/${entry.header.transitionFn}?payload=true`, token);
+    const interpreter = await w.payload(entry.header.interpreter, token);
+    expect([
+      source.status,
+      source.json.semanticId,
+      Buffer.from(source.json.payload, 'base64').toString('utf8').includes('ailang-write'),
+      Object.keys(interpreter).sort(),
+    ]).toEqual([200, 'world/transition-source/v1', true, ['name', 'node', 'version']]);
     const rec = await w.payload(entry.transitionRef, token);
     expect(rec).toMatchObject({
       episodeId: 'ep1',

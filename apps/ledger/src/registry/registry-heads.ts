@@ -20,16 +20,17 @@ export async function getRegistryHead(
 }
 
 /**
- * `ledger.registry.publish`: stores the object and moves the named head to it; changed:false
- * when the head already pointed there.
- * @throws BadRequestError when the object's payload does not hash to its hash, or a ref or the
- *   envelope is malformed (naming `object.…`)
+ * `ledger.registry.publish`: stores the object (and the objects it names, `objects`) and moves
+ * the named head to it, all in one transaction; changed:false when the head already pointed there.
+ * @throws BadRequestError when an object's payload does not hash to its hash, or a ref or the
+ *   envelope is malformed (naming `object.…` / `objects[i].…`); nothing is stored then
  */
 export async function publishRegistryHead(
   repository: RegistryRepository,
   request: ParsedRequestOf<'ledger.registry.publish'>,
 ): Promise<ReplyOf<'ledger.registry.publish'>> {
   const object = verifyWireObject(request.object, 'object');
-  const changed = await repository.publish(request.name, object);
+  const archived = (request.objects ?? []).map((o, i) => verifyWireObject(o, `objects[${i}]`));
+  const changed = await repository.publish(request.name, object, archived);
   return { name: request.name, head: object.hash, changed };
 }

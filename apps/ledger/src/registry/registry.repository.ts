@@ -29,18 +29,26 @@ export class RegistryRepository {
    * @returns true when the head was created or moved, false when it already pointed there
    * @throws InvalidRefError when a ref about to be written is zero or malformed
    */
-  async publish(name: string, object: WorldObject): Promise<boolean> {
+  async publish(name: string, object: WorldObject, archived: WorldObject[] = []): Promise<boolean> {
     assertRefs({ 'object.hash': object.hash, 'object.interfaceHash': object.interfaceHash });
+    archived.forEach((o, i) =>
+      assertRefs({
+        [`objects[${i}].hash`]: o.hash,
+        [`objects[${i}].interfaceHash`]: o.interfaceHash,
+      }),
+    );
     return this.database.db.transaction(async (tx) => {
       await tx
         .insert(objects)
-        .values({
-          hash: object.hash,
-          interfaceHash: object.interfaceHash,
-          semanticId: object.semanticId,
-          provenance: object.provenance,
-          payload: object.payload,
-        })
+        .values(
+          [object, ...archived].map((o) => ({
+            hash: o.hash,
+            interfaceHash: o.interfaceHash,
+            semanticId: o.semanticId,
+            provenance: o.provenance,
+            payload: o.payload,
+          })),
+        )
         .onConflictDoNothing();
       const moved = await tx
         .insert(registryHeads)

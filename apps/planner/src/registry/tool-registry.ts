@@ -72,6 +72,17 @@ export class ToolRegistry {
     });
   }
 
+  /**
+   * The objects every descriptor names, to archive with the registry head: each distinct
+   * transition source (`transitionFn`) and the interpreter, so every entry's header refs
+   * resolve in the ledger (DESIGN.md §4; issue 3 "the ledger alone resolves every ref").
+   */
+  archivedObjects(): WorldObject[] {
+    const byHash = new Map<string, WorldObject>([[this.interpreter.hash, this.interpreter]]);
+    for (const t of this.tools) byHash.set(t.source.hash, t.source);
+    return [...byHash.values()];
+  }
+
   get interpreterRef(): Ref {
     return this.interpreter.hash;
   }
