@@ -23,16 +23,7 @@ export default function globalSetup() {
   const srcTime = newest(join(root, 'src'), (n) => n.endsWith('.spec.ts'));
   const distTime = existsSync(marker) ? newest(join(root, 'dist'), () => false) : 0;
   if (srcTime > distTime) {
-    execFileSync(
-      process.execPath,
-      [
-        join(root, '../../node_modules/typescript/bin/tsc'),
-        '-p',
-        join(root, 'tsconfig.build.json'),
-      ],
-      {
-        stdio: 'inherit',
-      },
-    );
+    // The package's own build script (swc; the same command turbo runs).
+    execFileSync('pnpm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   }
 }

@@ -10,6 +10,7 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { treeSnapshot } from '../../test/support/fs-snapshot.js';
@@ -313,7 +314,7 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
     expect(await treeSnapshot(root)).toEqual(before);
   });
 
-  it('refuses to read or edit a FIFO at once, without blocking on it (no writer ever comes)', async () => {
+  it('refuses to read or edit a FIFO at once, without blocking on it (no writer ever comes), and a socket', async () => {
     // Its own worktree outside `root`: the snapshots above would block reading a FIFO.
     const special = await realpath(await mkdtemp(join(tmpdir(), 'broker-fifo-')));
     try {
@@ -327,6 +328,16 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
         workspaceWrite.run({ op: 'edit', path: 'pipe', old_text: 'a', new_text: 'b' }, fifoCtx),
       ).resolves.toEqual({ ok: false, refused: 'edit pipe: pipe is not a regular file' });
       expect((await lstat(join(special, 'pipe'))).isFIFO()).toBe(true);
+      const server = createServer();
+      await new Promise<void>((ok) => server.listen(join(special, 'sock'), ok));
+      try {
+        await expect(workspaceRead.run({ op: 'read', path: 'sock' }, fifoCtx)).resolves.toEqual({
+          ok: false,
+          refused: 'read sock: sock is not a regular file',
+        });
+      } finally {
+        await new Promise<void>((ok) => server.close(() => ok()));
+      }
     } finally {
       await rm(special, { recursive: true, force: true });
     }

@@ -134,7 +134,18 @@ async function readRegularFile(
   path: string,
   maxBytes: number,
 ): Promise<{ ok: true; content: string } | { ok: false; refused: string }> {
-  const handle = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  const notRegular = {
+    ok: false as const,
+    refused: `${verb} ${path}: ${path} is not a regular file`,
+  };
+  let handle;
+  try {
+    handle = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (err) {
+    // A unix socket cannot be opened (ENXIO): it is not a regular file either.
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') return notRegular;
+    throw err;
+  }
   try {
     const info = await handle.stat();
     if (info.isDirectory()) {
@@ -142,9 +153,7 @@ async function readRegularFile(
       const syscall = verb === 'read' ? 'read' : 'openat';
       return { ok: false, refused: `${verb} ${path}: ${syscall} ${path}: is a directory` };
     }
-    if (!info.isFile()) {
-      return { ok: false, refused: `${verb} ${path}: ${path} is not a regular file` };
-    }
+    if (!info.isFile()) return notRegular;
     if (info.size > maxBytes) {
       return {
         ok: false,

@@ -2,7 +2,6 @@ import {
   appendFileSync,
   existsSync,
   mkdirSync,
-  readFileSync,
   readdirSync,
   renameSync,
   rmdirSync,
@@ -11,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { INT64_MAX } from '../lang/lexer.js';
+import { NOT_REGULAR, readRegularText } from '../runtime/regular-file.js';
 import { IoFailure, type Sandbox } from '../runtime/sandbox.js';
 import {
   AilRuntimeError,
@@ -96,6 +96,7 @@ const ERRNO_TEXT: Record<string, string> = {
   ENOTEMPTY: 'directory not empty',
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
+  [NOT_REGULAR]: 'not a regular file',
 };
 
 /** Go-style `open notes.txt: no such file or directory`. */
@@ -116,10 +117,7 @@ function readText(rt: RuntimeApi, op: string, p: string): string {
   const sb = sandbox(rt, op);
   const real = sb.resolve(op, p, 'read');
   try {
-    const st = statSync(real);
-    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    sb.transfer(op, st.size);
-    return readFileSync(real, 'utf8');
+    return readRegularText(real, (size) => sb.transfer(op, size));
   } catch (e) {
     if (e instanceof AilRuntimeError) throw e;
     throw ioError(op, (e as NodeJS.ErrnoException).code === 'EISDIR' ? 'read' : 'open', p, e);

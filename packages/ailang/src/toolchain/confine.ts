@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { ReadFailure, type SourceReader } from '../lang/program.js';
+import { NOT_REGULAR, readRegularText } from '../runtime/regular-file.js';
 import { Sandbox, SandboxViolation } from '../runtime/sandbox.js';
 
 /**
@@ -50,17 +50,18 @@ export function worktreeReader(worktree: string): SourceReader {
         throw new ReadFailure(`open ${rel}: ${(e as Error).message}`);
       }
       try {
-        if (statSync(real).isDirectory()) throw new ReadFailure(`read ${rel}: is a directory`);
-        return readFileSync(real, 'utf8');
+        return readRegularText(real);
       } catch (e) {
-        if (e instanceof ReadFailure) throw e;
         const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EISDIR') throw new ReadFailure(`read ${rel}: is a directory`);
         const text =
           code === 'ENOENT'
             ? 'no such file or directory'
             : code === 'EACCES'
               ? 'permission denied'
-              : (e as Error).message;
+              : code === NOT_REGULAR
+                ? 'not a regular file'
+                : (e as Error).message;
         throw new ReadFailure(`open ${rel}: ${text}`);
       }
     },

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,12 @@ describe('embeddedToolchain', () => {
     mkdirSync(join(root, 'policies'));
     for (const [f, text] of Object.entries(PROGRAMS)) writeFileSync(join(worktree, f), text);
     symlinkSync('/etc/hosts', join(worktree, 'link.ail'));
+    // A FIFO nobody writes: reading it would block the reading thread for good.
+    execFileSync('mkfifo', [join(worktree, 'pipe.ail')]);
+    writeFileSync(
+      join(worktree, 'readpipe.ail'),
+      'module readpipe\nimport std/fs (readFile)\nimport std/io (println)\nexport func main() -> () ! {IO, FS} = println(readFile("pipe.ail"))\n',
+    );
     const policy = episodePolicy(worktree);
     const policyPath = join(root, 'policies', 'ep1.toml');
     writeFileSync(policyPath, renderPolicyToml(policy));
@@ -116,6 +123,14 @@ describe('embeddedToolchain', () => {
             suggestion: 'check the path: it is relative to the worktree root',
           },
         ],
+      ]);
+    });
+
+    it('reports a FIFO as IO_ERROR at once, never blocking on it', async () => {
+      const out = await tc.aiCheck(ctx, { path: 'pipe.ail' });
+      expect([out.exit_code, JSON.parse(out.stdout as string).check.errors[0].message]).toEqual([
+        1,
+        'open pipe.ail: not a regular file',
       ]);
     });
 
@@ -224,6 +239,24 @@ describe('embeddedToolchain', () => {
         ok: false,
         refused: 'unknown capability "Process"; caps admits only: Declassify, Env, FS, IO, Net',
       });
+    });
+
+    it('fails a program reading a FIFO at once with the I/O error, and a FIFO entry before it runs', async () => {
+      const read = await tc.run(ctx, { path: 'readpipe.ail' });
+      const entry = await tc.run(ctx, { path: 'pipe.ail' });
+      expect([
+        read.admitted,
+        read.exit_code,
+        (read.stderr as string).split('\n')[0],
+        entry.admitted,
+        JSON.stringify(entry).includes('not a regular file'),
+      ]).toEqual([
+        true,
+        1,
+        'Error: execution failed: readFile: open pipe.ail: not a regular file',
+        false,
+        true,
+      ]);
     });
 
     it('refuses an entry symlinked out of the worktree', async () => {
