@@ -5,7 +5,7 @@ import { CommonEnv, ConfigError, loadConfig, openPostgres, serviceLogger } from 
 import { uniqueReplica } from './util.js';
 import { bootstrapDemo } from '../system/demo.js';
 import { startDistributedInProcess, startEmbedded, type System } from '../system/embedded.js';
-import { lockHome, type HomeLockOptions } from '../system/home-lock.js';
+import { underHomeLock, type HomeLockOptions } from '../system/home-lock.js';
 import { worldPaths } from '../system/paths.js';
 
 /** `world start` options (env gives the defaults). */
@@ -121,7 +121,7 @@ export function startConfig(
  * `world start`: the whole of World in this process. Embedded (PGlite under $WORLD_HOME, an
  * in-process bus) unless NATS_URL and DATABASE_URL are both set, then the same services on NATS
  * and PostgreSQL. Validates the configuration first (startConfig), then holds the exclusive lock
- * on WORLD_HOME for the process's lifetime (lockHome: a second World on the same home exits 2
+ * on WORLD_HOME for the process's lifetime (underHomeLock: a second World on the same home exits 2
  * naming the holder's pid), creates the `demo` episode and its session, prints how to connect,
  * runs until SIGINT/SIGTERM; the returned system's close() releases the lock.
  * @throws ConfigError (exit 2) for a bad option or variable; CliError (exit 2) when another
@@ -133,22 +133,7 @@ export async function startCommand(
 ): Promise<System> {
   const config = startConfig(options, env);
   const paths = worldPaths(env);
-  const lock = await lockHome(paths.home, options.lock);
-  try {
-    const system = await startLocked(config, paths, env);
-    const close = system.close.bind(system);
-    system.close = async () => {
-      try {
-        await close();
-      } finally {
-        await lock.release();
-      }
-    };
-    return system;
-  } catch (err) {
-    await lock.release();
-    throw err;
-  }
+  return underHomeLock(paths.home, options.lock, 'close', () => startLocked(config, paths, env));
 }
 
 /** startCommand once WORLD_HOME is locked. */

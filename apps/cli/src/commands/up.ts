@@ -1,4 +1,4 @@
-import { lockHome, type HomeLockOptions } from '../system/home-lock.js';
+import { underHomeLock, type HomeLockOptions } from '../system/home-lock.js';
 import { loadStartEnv } from './start.js';
 import { worldPaths } from '../system/paths.js';
 import { parseReplicas, startUp, type UpSystem } from '../system/up.js';
@@ -8,7 +8,7 @@ import { parseReplicas, startUp, type UpSystem } from '../system/up.js';
  * DATABASE_URL (distributed mode, DESIGN.md §5; startUp), prints the gateways, each process's
  * health port (/livez, /readyz, /metrics) and how to connect, and stops every process on
  * SIGINT/SIGTERM. A process that exits on its own is reported on stderr. Holds the exclusive
- * lock on WORLD_HOME (lockHome) while it runs, like `world start`: the services are
+ * lock on WORLD_HOME (underHomeLock) while it runs, like `world start`: the services are
  * started in process groups of their own, so a terminal's Ctrl-C reaches only this process,
  * which stops them in order (gateways first) and then releases the lock.
  * @throws ConfigError (exit 2) for a malformed variable the services read (loadStartEnv);
@@ -25,21 +25,9 @@ export async function upCommand(
   // The services check these too, but one line here beats four services exiting 2 at start.
   loadStartEnv('world up', env);
   parseReplicas(options.replicas);
-  const lock = await lockHome(worldPaths(env).home, options.lock);
-  const system = await startUp({ replicas: options.replicas, onLine }, env).catch(
-    async (err: unknown) => {
-      await lock.release();
-      throw err;
-    },
+  const system = await underHomeLock(worldPaths(env).home, options.lock, 'stop', () =>
+    startUp({ replicas: options.replicas, onLine }, env),
   );
-  const stopSystem = system.stop.bind(system);
-  system.stop = async () => {
-    try {
-      await stopSystem();
-    } finally {
-      await lock.release();
-    }
-  };
   let stopping = false;
   const stop = () => {
     if (stopping) return;

@@ -109,6 +109,38 @@ export async function lockHome(home: string, options: HomeLockOptions = {}): Pro
   };
 }
 
+/**
+ * Runs `start` under the lock on `home` and keeps the lock for the started system's lifetime:
+ * its `stopKey` method (close or stop) releases the lock after it ran; a failed start releases
+ * it at once. Shared by `world start` and `world up`.
+ * @throws what lockHome throws (CliError exit 2 when another process holds the home), or what
+ *   `start` throws
+ */
+export async function underHomeLock<K extends string, T extends Record<K, () => Promise<void>>>(
+  home: string,
+  options: HomeLockOptions | undefined,
+  stopKey: K,
+  start: () => Promise<T>,
+): Promise<T> {
+  const lock = await lockHome(home, options);
+  let system: T;
+  try {
+    system = await start();
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  const stop = system[stopKey].bind(system);
+  system[stopKey] = (async () => {
+    try {
+      await stop();
+    } finally {
+      await lock.release();
+    }
+  }) as T[K];
+  return system;
+}
+
 /** The one line a second start prints (exit 2). */
 function heldMessage(home: string, owner: LockOwner | undefined): string {
   const who =

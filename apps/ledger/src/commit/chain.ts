@@ -26,6 +26,7 @@ import {
   HeadConflictError,
   REST_INVOCATION_ID,
   type ParsedRequestOf,
+  type ReplyOf,
 } from '@world/contracts';
 
 /** The selected head as the commit transaction reads it under its row lock. */
@@ -59,6 +60,28 @@ export function nextLink(head: HeadPosition): NextLink {
 export interface ChainedCommit {
   entry: LogEntry;
   world: World;
+}
+
+/** The head a written commit leaves: its world and entry (the next commit chains on it). */
+export function headAfter({ entry, world }: ChainedCommit): HeadPosition {
+  return {
+    worldRef: world.ref,
+    entryIndex: entry.header.entryIndex,
+    entryHash: entry.entryHash,
+    revision: world.revision,
+  };
+}
+
+/** The `ledger.commit` answer of a commit written now (not a replay). */
+export function freshCommitReply({ entry, world }: ChainedCommit): ReplyOf<'ledger.commit'> {
+  return {
+    entryIndex: entry.header.entryIndex,
+    entryHash: entry.entryHash,
+    prevEntryHash: entry.header.prevEntryHash,
+    worldRef: world.ref,
+    revision: world.revision,
+    replayed: false,
+  };
 }
 
 /** What a coordinator commit states; the ledger supplies the rest from the head. */

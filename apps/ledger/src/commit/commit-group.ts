@@ -16,7 +16,7 @@
 import { BadRequestError, DuplicateInvocationError, type ReplyOf } from '@world/contracts';
 import { crashpoint, serviceLogger } from '@world/runtime';
 import { LEDGER_SERVICE } from '../constants.js';
-import { chainToolCommit, type HeadPosition } from './chain.js';
+import { chainToolCommit, freshCommitReply, headAfter, type HeadPosition } from './chain.js';
 import {
   afterCommit,
   commitPrepared,
@@ -181,30 +181,15 @@ async function appendGroup(t: CommitTx, members: PreparedCommit[]): Promise<Outc
       outcomes.push({ error });
       continue;
     }
-    const { entry, world } = chainToolCommit(head, request);
+    const chained = chainToolCommit(head, request);
     writes.push({
       objects: carried,
-      entry,
-      world,
+      ...chained,
       journal: { mode: 'tool', invocationId, commitHash },
     });
     for (const o of carried) carriedBefore.add(o.hash);
-    head = {
-      worldRef: world.ref,
-      entryIndex: entry.header.entryIndex,
-      entryHash: entry.entryHash,
-      revision: world.revision,
-    };
-    outcomes.push({
-      reply: {
-        entryIndex: entry.header.entryIndex,
-        entryHash: entry.entryHash,
-        prevEntryHash: entry.header.prevEntryHash,
-        worldRef: world.ref,
-        revision: world.revision,
-        replayed: false,
-      },
-    });
+    head = headAfter(chained);
+    outcomes.push({ reply: freshCommitReply(chained) });
   }
   for (const [i, write] of writes.entries()) {
     if (!(await t.append(write, i === writes.length - 1)))

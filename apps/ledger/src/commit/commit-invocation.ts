@@ -15,6 +15,7 @@ import {
   chainToolCommit,
   checkCoordinatorInvocationId,
   commitHashOf,
+  freshCommitReply,
   verifyWireObjects,
   type ToolCommitRequest,
 } from './chain.js';
@@ -101,23 +102,15 @@ export async function commitPrepared(
       ['transitionRef', request.transitionRef],
       ['stateRoot', request.stateRoot],
     ]);
-    const { entry, world } = chainToolCommit(head, request);
+    const chained = chainToolCommit(head, request);
     const bound = await t.append({
       objects: carried,
-      entry,
-      world,
+      ...chained,
       journal: { mode: 'tool', invocationId, commitHash },
     });
     if (!bound) throw new DuplicateInvocationError(invocationId);
     crashpoint('inside-commit');
-    return {
-      entryIndex: entry.header.entryIndex,
-      entryHash: entry.entryHash,
-      prevEntryHash: entry.header.prevEntryHash,
-      worldRef: world.ref,
-      revision: world.revision,
-      replayed: false,
-    };
+    return freshCommitReply(chained);
   });
 
   if (!reply.replayed) {
