@@ -6,14 +6,9 @@ import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { effectIntents, effectOutcomes } from '../db/schema.js';
 import { EpisodesRepository } from '../episodes/episodes.repository.js';
 import { ObjectsRepository } from '../objects/objects.repository.js';
+import { spendKey, type SpendMap } from './spend-key.js';
 
-/** Spend of an episode: `spendKey(effect, scope)` → Σ cost of its intents. */
-export type SpendMap = ReadonlyMap<string, number>;
-
-/** The key of one (effect, scope) in a SpendMap. */
-export function spendKey(effect: string, scope: string): string {
-  return JSON.stringify([effect, scope]);
-}
+export { spendKey, type SpendMap };
 
 /** An effect record bound to the call that produced it. */
 export interface RecordRow {
@@ -139,6 +134,53 @@ export class EffectsRepository {
       );
       return { fence, tookOver, start, ordinal: Number(minted[0]!.ordinal) };
     });
+  }
+
+  /**
+   * tx1's fast path, one autocommit statement (one round trip, one WAL flush) for the common
+   * case: the execute path's read (SessionsRepository.findWithEpisode) found the lease free
+   * (holder null) at fence `freeFence` and `start` was decided on the spend read in that same
+   * snapshot. The statement takes the lease (fence + 1) only if it is STILL free at that fence —
+   * checked on the row's latest version under its lock — and every write of the allowed start
+   * (request object, spend += cost, intent with ordinal max+1) is gated on that UPDATE, so it
+   * writes all or nothing. Why the spend and ordinal read earlier are still current when the
+   * guard holds: every spend and intent is written by a lease holder under the episode row lock
+   * (tx1); a free lease with an unchanged fence means nobody held it since the read (taking it
+   * bumps the fence, and a released holder's fence no longer passes tx1), and the UPDATE holds
+   * the row lock until the statement commits.
+   * @returns the start under the new fence, or null when the lease was not free at `freeFence`
+   *   any more (nothing written; the caller takes the locking path, `begin`)
+   */
+  async beginFree(
+    episodeId: string,
+    claim: { holder: string; ttlMs: number; now: number; freeFence: number },
+    start: Extract<EffectStart, { kind: 'allowed' }>,
+  ): Promise<BeginResult | null> {
+    const { intent } = start;
+    const objects = start.objects.length;
+    const { rows } = await this.database.query<{
+      ordinal: string | number;
+      fence: string | number;
+    }>(
+      `WITH ${FREE_CLAIM_SQL}, o AS (${ObjectsRepository.insertSql(objects, 11, 'EXISTS (SELECT 1 FROM took)')}), ${FREE_INTENT_SQL}`,
+      [
+        episodeId,
+        intent.invocationId,
+        intent.effect,
+        intent.scope,
+        intent.cost,
+        intent.requestRef,
+        intent.logicalTime,
+        claim.holder,
+        claim.freeFence,
+        claim.now + claim.ttlMs,
+        ...ObjectsRepository.insertParams(start.objects),
+      ],
+      `broker_tx1_free_${objects}`,
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return { fence: Number(row.fence), tookOver: false, start, ordinal: Number(row.ordinal) };
   }
 
   /**
@@ -279,3 +321,32 @@ const INTENT_SQL = `s AS (
     $6::text, $7::bigint
   FROM broker.effect_intents i WHERE i.episode_id = $1::text
   RETURNING ordinal`;
+
+/**
+ * beginFree's lease claim ($1 episode, $8 holder, $9 the fence the lease was free at, $10
+ * expiry): no row when the lease was taken or moved since the read.
+ */
+const FREE_CLAIM_SQL = `took AS (
+    UPDATE broker.episodes
+    SET lease_holder = $8::text, lease_fence = lease_fence + 1, lease_expires_at = $10::bigint
+    WHERE id = $1::text AND lease_holder IS NULL AND lease_fence = $9::bigint
+    RETURNING lease_fence
+  )`;
+
+/**
+ * beginFree's writes after the claim (`took`) and the objects (`o`), each gated on `took`:
+ * spend += cost, then the intent with ordinal max+1 (HAVING drops the aggregate's one row when
+ * the claim failed); answers the ordinal and the new fence.
+ */
+const FREE_INTENT_SQL = `s AS (
+    INSERT INTO broker.spend (episode_id, effect, scope, spent)
+    SELECT $1::text, $3::text, $4::text, $5::bigint FROM took
+    ON CONFLICT (episode_id, effect, scope) DO UPDATE SET spent = broker.spend.spent + EXCLUDED.spent
+  )
+  INSERT INTO broker.effect_intents (episode_id, ordinal, invocation_id, effect, scope, cost,
+    request_ref, logical_time)
+  SELECT $1::text, coalesce(max(i.ordinal) + 1, 0), $2::text, $3::text, $4::text, $5::bigint,
+    $6::text, $7::bigint
+  FROM broker.effect_intents i WHERE i.episode_id = $1::text
+  HAVING EXISTS (SELECT 1 FROM took)
+  RETURNING ordinal, (SELECT lease_fence FROM took) AS fence`;

@@ -60,7 +60,11 @@ type HandlerRun = { ok: true; output: Record<string, unknown> } | { ok: false; r
  *    expired: fence += 1; held: nothing written, wait and retry up to waitMs, then
  *    DeadlineExceededError); decide against the session's grants seeded with
  *    budget − spent; denied → request object + record only; allowed → spend += cost, intent
- *    (ordinal max+1), request object; crash point `after-intent`;
+ *    (ordinal max+1), request object; crash point `after-intent`. When the read of step 1
+ *    found the lease free and the decision allows, tx1 is one statement that takes the lease
+ *    only if it is still free at the fence read and writes the start with it
+ *    (EffectsRepository.beginFree); otherwise, or when that finds the lease moved, the locking
+ *    transaction above;
  * 3. the handler, bounded by handlerMs (an op outside its allowlist, a throw, a timeout or a
  *    malformed output is a failure; a policy refusal is an ordinary ok:false output);
  *    crash point `after-handler`;
@@ -123,6 +127,7 @@ export class ExecuteEffect {
     let denial: DenialLabel | undefined;
     let leaseMark: bigint | undefined;
     const choose = (spent: SpendMap): EffectStart => {
+      denial = undefined;
       if (leaseMark !== undefined) {
         observePhase(this.replica, 'lease', leaseMark);
         leaseMark = undefined;
@@ -162,10 +167,26 @@ export class ExecuteEffect {
         },
       };
     };
-    let begun: BeginResult;
+    let begun: BeginResult | null = null;
     if (request.fence !== undefined) {
       begun = await this.effects.begin(episodeId, { fence: request.fence }, choose);
-    } else {
+    } else if (episode!.leaseHolder === null) {
+      // The lease was free in the read above: decide on that read's spend and take the lease
+      // and start the effect in one statement; when the lease moved meanwhile, nothing was
+      // written and the locking path below decides again.
+      const freeMark = startMark();
+      const start = choose(episode!.spent);
+      if (start.kind === 'allowed') {
+        const { holder, ttlMs } = request.acquire!;
+        begun = await this.effects.beginFree(
+          episodeId,
+          { holder, ttlMs, now: Date.now(), freeFence: episode!.leaseFence },
+          start,
+        );
+        if (begun !== null) observePhase(this.replica, 'lease', freeMark);
+      }
+    }
+    if (begun === null) {
       // The lease is taken inside tx1 (the contract's "in the same transaction"); phase `lease`
       // is the wait for it, observed when tx1 holds it (or when taking it failed).
       const { holder, ttlMs, waitMs } = request.acquire!;

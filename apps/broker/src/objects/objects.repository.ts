@@ -28,14 +28,18 @@ export class ObjectsRepository {
    * id, provenance, payload; see `insertParams`). An object already stored is kept as it is
    * (content-addressed: same ref, same bytes; first writer's provenance wins). The text depends
    * only on its arguments, so a statement built from it can be named (prepared once per
-   * connection).
+   * connection). With `when` (an SQL condition, e.g. on a CTE), the rows are inserted only when
+   * it holds.
    */
-  static insertSql(count: number, first: number): string {
+  static insertSql(count: number, first: number, when?: string): string {
     const rows = Array.from({ length: count }, (_, i) => {
       const p = first + i * 4;
       return `($${p}::text, $${p + 1}::text, $${p + 2}::text, $${p + 3}::bytea)`;
     });
-    return `INSERT INTO broker.objects (ref, semantic_id, provenance, payload) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`;
+    const into = 'INSERT INTO broker.objects (ref, semantic_id, provenance, payload)';
+    return when === undefined
+      ? `${into} VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`
+      : `${into} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE ${when} ON CONFLICT DO NOTHING`;
   }
 
   /** The parameters of `insertSql` for these objects, in order. */

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { SessionGrant } from '@world/contracts';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { grants, sessions } from '../db/schema.js';
+import { spendKey } from '../effects/spend-key.js';
 
 /** A stored session with its grants in mint order. */
 export interface SessionRow {
@@ -15,8 +16,21 @@ export interface SessionRow {
 }
 
 /**
+ * What the execute path reads of an episode before tx1: its worktree, its lease (holder and
+ * fence) and its spend per (effect, scope), all from one snapshot — the lease state and spend
+ * let tx1 take a free lease and start the effect in one statement (EffectsRepository.beginFree).
+ */
+export interface EpisodeView {
+  worktree: string | null;
+  leaseHolder: string | null;
+  leaseFence: number;
+  /** `spendKey(effect, scope)` → spent */
+  spent: Map<string, number>;
+}
+
+/**
  * The only code touching `broker.sessions` and `broker.grants` (`findWithEpisode` also reads an
- * episode's worktree, to spare the execute path a round trip).
+ * episode's row and spend, to spare the execute path round trips).
  */
 @Injectable()
 export class SessionsRepository {
@@ -58,25 +72,37 @@ export class SessionsRepository {
   }
 
   /**
-   * The execute hot path's one read (world-internals §5): an episode's worktree (episode null
-   * when the episode row is absent) and the session with this credential id with its grants in
-   * mint order (session null when none was minted), in one statement. Reads `broker.episodes`
-   * too; nothing is written.
+   * The execute hot path's one read (world-internals §5): the episode's view (worktree, lease
+   * holder and fence, spend; episode null when the row is absent) and the session with this
+   * credential id with its grants in mint order (session null when none was minted), in one
+   * statement, so from one snapshot. Reads `broker.episodes` and `broker.spend` too; nothing is
+   * written.
    */
   async findWithEpisode(
     credentialId: string,
     episodeId: string,
-  ): Promise<{ episode: { worktree: string | null } | null; session: SessionRow | null }> {
+  ): Promise<{ episode: EpisodeView | null; session: SessionRow | null }> {
     const { rows } = await this.database.query<
       Omit<RawSession, 'credential_id'> & {
         credential_id: string | null;
         episode_found: boolean;
         worktree: string | null;
+        lease_holder: string | null;
+        lease_fence: string | number | null;
+        /** [effect, scope, spent] per spend row */
+        spend: Array<[string, string, number | string]>;
       }
     >(FIND_WITH_EPISODE_SQL, [episodeId, credentialId], 'broker_session_find_with_episode');
     const row = rows[0]!;
     return {
-      episode: row.episode_found ? { worktree: row.worktree } : null,
+      episode: row.episode_found
+        ? {
+            worktree: row.worktree,
+            leaseHolder: row.lease_holder,
+            leaseFence: Number(row.lease_fence),
+            spent: new Map(row.spend.map(([e, sc, n]) => [spendKey(e, sc), Number(n)])),
+          }
+        : null,
       session:
         row.credential_id === null
           ? null
@@ -170,6 +196,9 @@ const FIND_SQL = `SELECT s.credential_id, s.episode_id, s.created_at, s.expires_
   FROM broker.sessions s WHERE s.credential_id = $1::text`;
 
 const FIND_WITH_EPISODE_SQL = `SELECT e.id IS NOT NULL AS episode_found, e.worktree,
+    e.lease_holder, e.lease_fence,
+    (SELECT coalesce(json_agg(json_build_array(sp.effect, sp.scope, sp.spent)), '[]'::json)
+      FROM broker.spend sp WHERE sp.episode_id = $1::text) AS spend,
     s.credential_id, s.episode_id, s.created_at, s.expires_at, s.revoked_at,
     ${GRANTS_OF_S}
   FROM (SELECT 1) AS one

@@ -10,6 +10,8 @@ import {
   type RequestOf,
 } from '@world/contracts';
 import { BROKER_TOOL_REF, renderPolicy, type EffectHandler } from '../../src/index.js';
+import { effectRequestObject } from '../../src/effects/effect-objects.js';
+import { EffectsRepository } from '../../src/effects/effects.repository.js';
 import {
   executeRequest,
   MODES,
@@ -507,6 +509,86 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
       intents: 5,
       ordinals: '0,1,2,3,4',
     });
+  });
+
+  it("takes a free lease and starts the effect in one statement only while the lease is still free at the fence read (tx1's fast path)", async () => {
+    const { episodeId, fence } = await setup([grant('Workspace.Read', 5)]);
+    await h.rpc.request('broker.episode.release', { episodeId, holder: 'setup', fence }, opts);
+    const effects = new EffectsRepository(h.database);
+    const lease = async () =>
+      (
+        await h.rows<{ holder: string | null; fence: string | number }>(
+          `SELECT lease_holder AS holder, lease_fence AS fence FROM broker.episodes WHERE id = '${episodeId}'`,
+        )
+      ).map((r) => ({ holder: r.holder, fence: Number(r.fence) }))[0];
+    const startOf = (n: number) => {
+      const request = effectRequestObject({
+        effect: 'Workspace.Read',
+        scope: 'worktree',
+        cost: 1,
+        now: n,
+        payload: { op: 'read', path: 'a.txt' },
+      });
+      return {
+        kind: 'allowed' as const,
+        objects: [request],
+        intent: {
+          invocationId: `mcp:${episodeId}:free${n}`,
+          effect: 'Workspace.Read',
+          scope: 'worktree',
+          cost: 1,
+          requestRef: request.hash,
+          logicalTime: n,
+        },
+      };
+    };
+    const claim = (freeFence: number) => ({
+      holder: 'fast',
+      ttlMs: 60_000,
+      now: Date.now(),
+      freeFence,
+    });
+    expect(await lease()).toEqual({ holder: null, fence });
+
+    // Another call took and released the lease after the read: the fence moved, nothing is written.
+    const other = await h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId, holder: 'other', ttlMs: 60_000, waitMs: 0 },
+      opts,
+    );
+    await h.rpc.request(
+      'broker.episode.release',
+      { episodeId, holder: 'other', fence: other.fence },
+      opts,
+    );
+    const before = await h.counts();
+    await expect(effects.beginFree(episodeId, claim(fence), startOf(1))).resolves.toBeNull();
+    expect(await h.counts()).toEqual(before);
+    expect(await lease()).toEqual({ holder: null, fence: fence + 1 });
+
+    // Free at the fence read: lease, request object, spend and intent in one statement.
+    const begun = await effects.beginFree(episodeId, claim(fence + 1), startOf(2));
+    expect(begun).toMatchObject({ fence: fence + 2, tookOver: false, ordinal: 0 });
+    expect(await h.counts()).toEqual({
+      ...before,
+      objects: before.objects! + 1,
+      effect_intents: before.effect_intents! + 1,
+      spend: before.spend! + 1,
+      spent: before.spent! + 1,
+    });
+    expect(await lease()).toEqual({ holder: 'fast', fence: fence + 2 });
+    expect(await invariant(episodeId)).toEqual({
+      spent: 1,
+      intentCost: 1,
+      intents: 1,
+      ordinals: '0',
+    });
+
+    // Held now: nothing is written, the holder keeps it.
+    const held = await h.counts();
+    await expect(effects.beginFree(episodeId, claim(fence + 2), startOf(3))).resolves.toBeNull();
+    expect(await h.counts()).toEqual(held);
+    expect(await lease()).toEqual({ holder: 'fast', fence: fence + 2 });
   });
 
   it('keeps spend across sessions of one episode (world-spec §2.9: a new session does not reset budget)', async () => {
