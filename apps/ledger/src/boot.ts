@@ -14,9 +14,9 @@ import {
   LEDGER_SERVICE,
 } from './constants.js';
 import { observeHead } from './commit/commit-invocation.js';
+import { CommitRepository } from './commit/commit.repository.js';
 import { bootstrapGenesis } from './genesis/bootstrap-genesis.js';
 import { LedgerModule } from './ledger.module.js';
-import { ReadsRepository } from './reads/reads.repository.js';
 
 /** How to start one ledger replica. */
 export interface StartLedgerOptions {
@@ -35,7 +35,8 @@ const REPLICA_SUFFIX_BYTES = 3;
  * Starts one ledger replica: migrates schema `ledger` (drizzle-kit migrations under advisory lock
  * LEDGER_LOCK_KEY), creates the genesis world on a fresh database (once across replicas,
  * DESIGN.md §7.3), connects the RPC client that emits `ledger.committed`, and serves every
- * `ledger.*` subject in queue group `ledger`; `world_ledger_head_index` starts at the head read.
+ * `ledger.*` subject in queue group `ledger`; `world_ledger_head_index` and the head the first
+ * lone commit chains on (commit-fast.ts) start at the head read.
  * @returns the running replica; close() stops taking requests, lets those in flight finish
  *   (SHUTDOWN_DRAIN_MS) and disconnects (the database stays open)
  * @throws whatever migrating or connecting throws (the process exits non-zero)
@@ -60,8 +61,9 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningS
       transport,
       { replica },
     );
-    const head = await app.get(ReadsRepository).head();
-    if (head !== null) observeHead(replica, head.entryIndex);
+    // Seeds the head the first lone commit chains on (commit-fast.ts) and the head metric.
+    const head = await app.get(CommitRepository).refreshHead();
+    observeHead(replica, head.entryIndex);
   } catch (err) {
     await app?.close().catch(() => undefined);
     await rpc.close();

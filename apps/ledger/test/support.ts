@@ -19,7 +19,7 @@ import {
   type DatabaseHandle,
   type TransportConfig,
 } from '@world/runtime';
-import { createTestDatabase, testNatsUrl, uniquePrefix } from '@world/testing';
+import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
 
 /** Every request a test sends names this timeout. */
 export const RPC_TIMEOUT_MS = 10_000;
@@ -30,6 +30,8 @@ export interface ModeSetup {
   database: DatabaseHandle;
   /** opens another handle on the same database (a second replica's pool); PostgreSQL only */
   reopen?: () => Promise<DatabaseHandle>;
+  /** opens a fresh, empty database of the same kind (closed by teardown) */
+  another(): Promise<DatabaseHandle>;
   teardown(): Promise<void>;
 }
 
@@ -40,13 +42,23 @@ export const MODES: Array<[string, () => Promise<ModeSetup>]> = [
     async () => {
       const tdb = await createTestDatabase('ledger');
       const database = await openPostgres(tdb.url);
+      const others: Array<{ tdb: TestDatabase; database: DatabaseHandle }> = [];
       return {
         transport: { kind: 'nats', url: testNatsUrl(), prefix: uniquePrefix('ledger') },
         database,
         reopen: () => openPostgres(tdb.url),
+        async another() {
+          const other = await createTestDatabase('ledger_other');
+          others.push({ tdb: other, database: await openPostgres(other.url) });
+          return others[others.length - 1]!.database;
+        },
         async teardown() {
           await database.close();
           await tdb.drop();
+          for (const other of others) {
+            await other.database.close();
+            await other.tdb.drop();
+          }
         },
       };
     },
@@ -55,10 +67,18 @@ export const MODES: Array<[string, () => Promise<ModeSetup>]> = [
     'PGlite + in-process',
     async () => {
       const database = await openPglite();
+      const others: DatabaseHandle[] = [];
       return {
         transport: { kind: 'inproc', bus: new InProcessBus() },
         database,
-        teardown: () => database.close(),
+        async another() {
+          others.push(await openPglite());
+          return others[others.length - 1]!;
+        },
+        async teardown() {
+          await database.close();
+          for (const other of others) await other.close();
+        },
       };
     },
   ],

@@ -9,9 +9,10 @@
  * own answer: a resend answers its first result (replayed:true), an id bound to different
  * content a DuplicateInvocationError, an unresolvable ref a BadRequestError — found under the
  * lock, before anything is written, and affecting no other member. A commit that arrives alone
- * commits alone (commitPrepared), so an idle ledger commits as before. When the group's
- * transaction fails, nothing of it was written, and its members are committed one by one so each
- * gets its own exact outcome.
+ * commits alone (commitAlone: one statement on the head last seen, else its own transaction), so
+ * an idle ledger pays one round trip per commit. When the group's transaction fails, nothing of
+ * it was written, and its members are committed one by one, each in its own transaction
+ * (commitPrepared), so each gets its own exact outcome.
  */
 import { BadRequestError, DuplicateInvocationError, type ReplyOf } from '@world/contracts';
 import { crashpoint, serviceLogger } from '@world/runtime';
@@ -19,6 +20,7 @@ import { LEDGER_SERVICE } from '../constants.js';
 import { chainToolCommit, freshCommitReply, headAfter, type HeadPosition } from './chain.js';
 import {
   afterCommit,
+  commitAlone,
   commitPrepared,
   requireResolvable,
   type CommitDeps,
@@ -108,7 +110,7 @@ export class CommitGroup {
 
   /** Commits one group and answers its members; never throws. */
   private async run(group: Member[]): Promise<void> {
-    if (group.length === 1) return this.alone(group[0]!);
+    if (group.length === 1) return answer(group[0]!, commitAlone(this.deps, group[0]!.prepared));
     let outcomes: Outcome[];
     try {
       outcomes = await this.deps.repository.transaction((t) =>
@@ -119,7 +121,7 @@ export class CommitGroup {
       );
     } catch (err) {
       log.warn({ err, size: group.length }, 'group commit failed; committing one by one');
-      for (const member of group) await this.alone(member);
+      for (const member of group) await answer(member, commitPrepared(this.deps, member.prepared));
       return;
     }
     group.forEach((member, i) => {
@@ -137,11 +139,11 @@ export class CommitGroup {
       member.resolve(outcome.reply);
     });
   }
+}
 
-  /** Commits one member in its own transaction and answers it. */
-  private async alone(member: Member): Promise<void> {
-    await commitPrepared(this.deps, member.prepared).then(member.resolve, member.reject);
-  }
+/** Answers a member with the outcome of its own commit. */
+async function answer(member: Member, outcome: Promise<CommitReply>): Promise<void> {
+  await outcome.then(member.resolve, member.reject);
 }
 
 /**

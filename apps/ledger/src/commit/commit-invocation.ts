@@ -19,6 +19,7 @@ import {
   verifyWireObjects,
   type ToolCommitRequest,
 } from './chain.js';
+import { commitFast } from './commit-fast.js';
 import type { CommitGroup } from './commit-group.js';
 import type { CommitRepository, CommitTx } from './commit.repository.js';
 
@@ -59,8 +60,9 @@ export function prepareCommit(request: ToolCommitRequest): PreparedCommit {
  * commit answers its first result with replayed:true and writes nothing; a claim from
  * `ledger.invocation.begin` is bound whatever its state), locks the head, assigns entryIndex =
  * head + 1 and prevEntryHash = head entry hash, writes objects, entry, world, membership, head
- * and journal outcome; then emits `ledger.committed`. With a group, concurrent commits share
- * one transaction (see CommitGroup); each still answers exactly as it would alone.
+ * and journal outcome; then emits `ledger.committed`. A commit that arrives alone is first tried
+ * as one statement on the head this replica last saw (commitAlone). With a group, concurrent
+ * commits share one transaction (see CommitGroup); each still answers exactly as it would alone.
  * @param request a parsed `ledger.commit` request
  * @param group this replica's group commit, if it batches its commits
  * @returns the entry's index and hash, the previous hash, the new world ref and revision
@@ -74,12 +76,37 @@ export async function commitInvocation(
   group?: CommitGroup,
 ): Promise<ReplyOf<'ledger.commit'>> {
   const prepared = prepareCommit(request);
-  return group === undefined ? commitPrepared(deps, prepared) : group.submit(prepared);
+  return group === undefined ? commitAlone(deps, prepared) : group.submit(prepared);
 }
 
 /**
- * Commits one prepared tool call alone, in its own transaction (commitInvocation without a
- * group, and a group's fallback).
+ * Commits one prepared tool call alone: in one statement when the fast path can (commitFast),
+ * else in its own transaction (commitPrepared). Either way it answers, announces and refuses
+ * exactly as commitPrepared does.
+ * @returns the entry's index and hash, the previous hash, the new world ref and revision (the
+ *   first result with replayed:true for a resend)
+ * @throws BadRequestError for a transitionRef/stateRoot neither carried nor stored
+ * @throws DuplicateInvocationError when the id already committed different content
+ */
+export async function commitAlone(
+  deps: CommitDeps,
+  prepared: PreparedCommit,
+): Promise<ReplyOf<'ledger.commit'>> {
+  const reply = await commitFast(deps.repository, prepared);
+  if (reply === null) return commitPrepared(deps, prepared);
+  afterCommit(deps, {
+    entryIndex: reply.entryIndex,
+    entryHash: reply.entryHash,
+    worldRef: reply.worldRef,
+    writtenBy: prepared.request.writtenBy,
+    invocationId: prepared.invocationId,
+  });
+  return reply;
+}
+
+/**
+ * Commits one prepared tool call in its own transaction (commitAlone's fallback, and a failed
+ * group's one-by-one retry).
  * @returns the entry's index and hash, the previous hash, the new world ref and revision (the
  *   first result with replayed:true for a resend)
  * @throws BadRequestError for a transitionRef/stateRoot neither carried nor stored

@@ -1,25 +1,39 @@
 /**
  * The only code that appends to the log: the commit transaction over objects, log_entries,
- * worlds, commit_objects, heads and commit_journal (DESIGN.md §2 "ledger tx", §3).
+ * worlds, commit_objects, heads and commit_journal (DESIGN.md §2 "ledger tx", §3), and the
+ * one-statement append of a lone tool commit on the head this replica last saw.
  *
  * One commit = BEGIN; one read that locks the head row and joins the invocation's journal row;
  * one statement that writes objects, entry, world, membership, head and journal outcome; COMMIT.
  * The write takes the head it was given rather than re-reading it, so a group commit
  * (commit-group.ts) chains several commits on one locked head, appends each the same way and
- * moves the head with its last append only.
+ * moves the head with its last append only. A lone tool commit may instead be one autocommit
+ * statement guarded by the expected head (appendOnHead; append.statements.ts APPEND_ON_HEAD).
  *
  * Every statement here is raw SQL of fixed text run as a named (prepared) statement through the
- * runtime's raw API: no query building on the commit path (bench/README.md "What the misses are
- * made of": drizzle was 36 % of the ledger's CPU). The objects and memberships of a commit travel
- * as array parameters (unnest), so each append statement has one text whatever the object count
- * and never nears PostgreSQL's bind-parameter cap. The column names follow db/schema.ts.
+ * runtime's raw API (append.statements.ts says why). The column names follow db/schema.ts.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import type { LogEntry, Ref, World, WorldObject } from '@world/canonical';
-import { DATABASE, type DatabaseHandle, type RawQuery } from '@world/runtime';
+import type { Ref } from '@world/canonical';
+import { DATABASE, serviceLogger, type DatabaseHandle, type RawQuery } from '@world/runtime';
+import { LEDGER_SERVICE } from '../constants.js';
 import { SELECTED_HEAD, type JournalKind, type JournalState } from '../db/schema.js';
-import { assertRefs, storedRef } from '../db/statements.js';
-import type { HeadPosition } from './chain.js';
+import { storedRef } from '../db/statements.js';
+import {
+  APPEND_ON_HEAD,
+  JOURNAL_GUARD_SQLSTATE,
+  appendOnHeadParams,
+  appendParams,
+  appendStatement,
+  type AppendWrite,
+  type ToolAppendWrite,
+} from './append.statements.js';
+import { headAfter, type HeadPosition } from './chain.js';
+import { LastHead } from './last-head.js';
+
+export type { AppendWrite, JournalWrite, ToolAppendWrite } from './append.statements.js';
+
+const log = serviceLogger(LEDGER_SERVICE);
 
 /** What the journal holds for an invocation id, with the entry and world of its outcome. */
 export interface JournalBinding {
@@ -34,21 +48,6 @@ export interface JournalBinding {
     worldRef: Ref;
     revision: number;
   } | null;
-}
-
-/** How a commit writes its journal row, if it has an invocation id. */
-export type JournalWrite =
-  /** a coordinator commit: insert, or bind a claim whatever its state (DESIGN.md §7.1) */
-  | { mode: 'tool'; invocationId: string; commitHash: string }
-  /** a REST commit: insert, or bind its own intent (same commit hash) */
-  | { mode: 'rest'; invocationId: string; commitHash: string };
-
-/** Everything one commit writes. */
-export interface AppendWrite {
-  objects: WorldObject[];
-  entry: LogEntry;
-  world: World;
-  journal: JournalWrite | null;
 }
 
 /**
@@ -145,84 +144,13 @@ const DROP_REST_INTENT = {
  WHERE invocation_id = $1 AND state = 'intent' AND commit_hash = $2`,
 };
 
-/**
- * The writes of one append but the journal's, as data-modifying CTEs (`WITH o AS (…), …`).
- * Foreign keys are checked at the end of the statement, so memberships may reference the objects
- * and the entry written beside them. Parameters: $1–$5 the objects' hash, interface hash,
- * semantic id, provenance and payload arrays; $6–$13 the entry (index, hash, epoch, transition fn,
- * interpreter, prev hash, written by, transition ref); $14–$17 the world (ref, revision, state
- * root, log head).
- */
-const APPEND_WRITES = `WITH o AS (
-  INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[])
-  ON CONFLICT DO NOTHING
-), e AS (
-  INSERT INTO ledger.log_entries (entry_index, entry_hash, semantics_epoch, transition_fn,
-    interpreter, prev_entry_hash, written_by, transition_ref)
-  VALUES ($6, $7, $8, $9, $10, $11, $12, $13)
-), w AS (
-  INSERT INTO ledger.worlds (ref, revision, state_root, log_head)
-  VALUES ($14, $15, $16, $17)
-  ON CONFLICT DO NOTHING
-), m AS (
-  INSERT INTO ledger.commit_objects (object_ref, entry_index)
-  SELECT object_ref, $6::bigint FROM unnest($1::text[]) AS carried(object_ref)
-)`;
-
-/** The head move: a CTE of every append that moves the head. */
-const MOVE_HEAD = `hd AS (
-  UPDATE ledger.heads
-     SET world_ref = $14, entry_index = $6, entry_hash = $7, revision = $15
-   WHERE key = '${SELECTED_HEAD}'
-)`;
-
-/**
- * The journal outcome, last statement of an append with an invocation id: insert, or bind the
- * existing row when `bindable` holds. Parameters: $18 the invocation id, $19 the commit hash.
- */
-function journalOutcome(kind: JournalKind, bindable: string): string {
-  return `INSERT INTO ledger.commit_journal AS j (invocation_id, kind, state, commit_hash,
-    end_reason, entry_index, world_ref, output_ref, updated_at)
-VALUES ($18, '${kind}', 'committed', $19, NULL, $6::bigint, $14, $16, now())
-ON CONFLICT (invocation_id) DO UPDATE
-   SET state = 'committed', commit_hash = $19, end_reason = NULL, entry_index = $6::bigint,
-       world_ref = $14, output_ref = $16, updated_at = now()
- WHERE ${bindable}
-RETURNING j.invocation_id`;
-}
-
-/** The last statement of an append, by how it writes its journal row. */
-const APPEND_LAST: Record<'none' | JournalWrite['mode'], string> = {
-  none: 'SELECT 1',
-  tool: journalOutcome('tool', `j.state IN ('claimed', 'ended')`),
-  rest: journalOutcome('rest', `j.state = 'intent' AND j.commit_hash = $19`),
-};
-
-/** The append statements built so far, by variant. */
-const APPEND_STATEMENTS = new Map<string, { name: string; text: string }>();
-
-/**
- * The append statement of one journal mode, with or without the head move (a group commit
- * moves the head once, with its last append). Its text and name are fixed per variant, so
- * PostgreSQL prepares each variant once per connection.
- */
-function appendStatement(
-  mode: 'none' | JournalWrite['mode'],
-  moveHead: boolean,
-): { name: string; text: string } {
-  const key = `${mode}${moveHead ? '' : '_keep_head'}`;
-  let statement = APPEND_STATEMENTS.get(key);
-  if (statement === undefined) {
-    const ctes = moveHead ? `${APPEND_WRITES}, ${MOVE_HEAD}` : APPEND_WRITES;
-    statement = { name: `ledger_commit_append_${key}`, text: `${ctes}\n${APPEND_LAST[mode]}` };
-    APPEND_STATEMENTS.set(key, statement);
-  }
-  return statement;
-}
-
 /** The commit transaction's operations; valid only inside `CommitRepository.transaction`. */
 export class CommitTx {
+  /** the head read by this transaction (committed state, whatever becomes of the transaction) */
+  read: HeadPosition | null = null;
+  /** the head this transaction's appends leave, once it commits */
+  moved: HeadPosition | null = null;
+
   constructor(private readonly query: RawQuery) {}
 
   /**
@@ -241,7 +169,8 @@ export class CommitTx {
     const row = rows[0];
     if (row === undefined)
       throw new Error('ledger head row is missing: genesis was not bootstrapped');
-    return { head: headOf(row), journal: bindingOf(row) };
+    this.read = headOf(row);
+    return { head: this.read, journal: bindingOf(row) };
   }
 
   /**
@@ -267,7 +196,8 @@ export class CommitTx {
     const row = rows[0];
     if (row === undefined)
       throw new Error('ledger head row is missing: genesis was not bootstrapped');
-    return headOf(row);
+    this.read = headOf(row);
+    return this.read;
   }
 
   /** Reads and locks an invocation's journal row (REST intents; world-internals §5.3). */
@@ -329,46 +259,10 @@ export class CommitTx {
    * @throws InvalidRefError when any ref about to be written is zero or malformed
    */
   async append(write: AppendWrite, moveHead = true): Promise<boolean> {
-    const { entry, world, journal } = write;
-    const { header } = entry;
-    assertRefs({
-      'entry.entryHash': entry.entryHash,
-      'entry.transitionRef': entry.transitionRef,
-      'entry.header.transitionFn': header.transitionFn,
-      'entry.header.interpreter': header.interpreter,
-      'entry.header.prevEntryHash': header.prevEntryHash,
-      'world.ref': world.ref,
-      'world.stateRoot': world.stateRoot,
-      'world.logHead': world.logHead,
-    });
-    write.objects.forEach((o, i) =>
-      assertRefs({
-        [`objects[${i}].hash`]: o.hash,
-        [`objects[${i}].interfaceHash`]: o.interfaceHash,
-      }),
-    );
-
-    const carried = write.objects;
-    const params: unknown[] = [
-      carried.map((o) => o.hash),
-      carried.map((o) => o.interfaceHash),
-      carried.map((o) => o.semanticId),
-      carried.map((o) => o.provenance),
-      carried.map((o) => o.payload),
-      header.entryIndex,
-      entry.entryHash,
-      header.semanticsEpoch,
-      header.transitionFn,
-      header.interpreter,
-      header.prevEntryHash,
-      header.writtenBy,
-      entry.transitionRef,
-      world.ref,
-      world.revision,
-      world.stateRoot,
-      world.logHead,
-    ];
+    const { journal } = write;
+    const params = appendParams(write);
     const statement = appendStatement(journal?.mode ?? 'none', moveHead);
+    if (moveHead) this.moved = headAfter(write);
     if (journal === null) {
       await this.query(statement.text, params, statement.name);
       return true;
@@ -409,16 +303,79 @@ function headOf(row: HeadRow): HeadPosition {
   };
 }
 
-/** Runs commit transactions on the ledger's database (see CommitTx for what one writes). */
+/**
+ * Runs commit transactions on the ledger's database (see CommitTx for what one writes) and the
+ * one-statement append of a lone tool commit; remembers the head it last saw (LastHead).
+ */
 @Injectable()
 export class CommitRepository {
+  /** the head this repository (this replica) last saw: the fast path's expected head */
+  readonly lastHead = new LastHead();
+
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
   /**
    * Runs `work` in one transaction on one connection (raw, named statements); it commits when
-   * `work` resolves and rolls back when it throws.
+   * `work` resolves and rolls back when it throws. Remembers the head the transaction left
+   * (committed) or read (either way).
    */
-  transaction<T>(work: (t: CommitTx) => Promise<T>): Promise<T> {
-    return this.database.transaction((query) => work(new CommitTx(query)));
+  async transaction<T>(work: (t: CommitTx) => Promise<T>): Promise<T> {
+    let tx: CommitTx | undefined;
+    try {
+      const result = await this.database.transaction((query) => work((tx = new CommitTx(query))));
+      const left = tx?.moved ?? tx?.read;
+      if (left) this.lastHead.see(left);
+      return result;
+    } catch (err) {
+      // Rolled back: what it wrote never happened, what it read under the lock did.
+      if (tx?.read) this.lastHead.see(tx.read);
+      throw err;
+    }
+  }
+
+  /**
+   * Appends a tool commit in one autocommit statement, on condition that the head still stands
+   * exactly on `expected` and the invocation has no journal row it could not bind (committed, or
+   * a REST intent); all of the commit is written or none of it (APPEND_ON_HEAD says why).
+   * @param expected the head `write` was chained on (chainToolCommit)
+   * @returns true when the commit landed (the head it left is remembered); false when nothing
+   *   was written: the head moved, or the journal row must be looked at under the head lock
+   *   (the caller falls back to the commit transaction)
+   * @throws InvalidRefError when any ref about to be written is zero or malformed (nothing sent)
+   * @throws whatever the database throws for the statement; a statement error means nothing was
+   *   written, a lost connection leaves the outcome unknown (as for a COMMIT)
+   */
+  async appendOnHead(expected: HeadPosition, write: ToolAppendWrite): Promise<boolean> {
+    const params = appendOnHeadParams(expected, write);
+    let rows: unknown[];
+    try {
+      ({ rows } = await this.database.query(APPEND_ON_HEAD.text, params, APPEND_ON_HEAD.name));
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== JOURNAL_GUARD_SQLSTATE) throw err;
+      // The journal guard aborted the statement: nothing was written.
+      log.warn(
+        { invocationId: write.journal.invocationId },
+        'journal row could not be bound in the one-statement commit; using the transaction',
+      );
+      return false;
+    }
+    if (rows.length !== 1) return false;
+    this.lastHead.see(headAfter(write));
+    return true;
+  }
+
+  /** Reads the selected head, unlocked, and remembers it (at start: the first commit is fast). */
+  async refreshHead(): Promise<HeadPosition> {
+    const { rows } = await this.database.query<HeadRow>(
+      READ_HEAD.text,
+      [SELECTED_HEAD],
+      READ_HEAD.name,
+    );
+    const row = rows[0];
+    if (row === undefined)
+      throw new Error('ledger head row is missing: genesis was not bootstrapped');
+    const head = headOf(row);
+    this.lastHead.see(head);
+    return head;
   }
 }

@@ -74,6 +74,8 @@ describe('ledger process killed inside the commit transaction (DESIGN.md §6)', 
       },
     );
 
+    // The replica read the head at start, so this lone commit takes the one-statement path
+    // (commit-fast.ts): the crash point fires before its statement is sent.
     const call = toolCall('a2a:ep-crash:task-1', { crash: 1 });
     const lost = await client
       .request('ledger.commit', call.request, { timeoutMs: LOST_REPLY_TIMEOUT_MS })
@@ -115,6 +117,46 @@ describe('ledger process killed inside the commit transaction (DESIGN.md §6)', 
     });
 
     // SIGTERM drains and exits 0 (closeOnSignal).
+    restarted.kill('SIGTERM');
+    await expect(restarted.exited).resolves.toEqual({ code: 0, signal: null });
+  });
+
+  it('dies with SIGKILL inside the commit transaction of a commit the one statement cannot take; restarted, nothing of it was written', async () => {
+    const G = genesis();
+    const opts = { timeoutMs: RPC_TIMEOUT_MS };
+    const crashing = start({ WORLD_CRASHPOINT: 'inside-commit' });
+    await crashing.waitForLine(READY);
+    const before = await client.request('ledger.head', {}, opts);
+    // Its stateRoot is stored (the genesis object) but not carried: only the transaction, which
+    // checks stored refs under the head lock, may commit it.
+    const call = toolCall('a2a:ep-crash:task-2', { crash: 2 });
+    const request = {
+      ...call.request,
+      stateRoot: G.object.hash,
+      objects: [call.request.objects[0]!, call.request.objects[2]!],
+    };
+    const lost = await client
+      .request('ledger.commit', request, { timeoutMs: LOST_REPLY_TIMEOUT_MS })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(lost).toBeInstanceOf(TransportTimeoutError);
+    await expect(crashing.exited).resolves.toEqual({ code: null, signal: 'SIGKILL' });
+
+    const restarted = start({});
+    await restarted.waitForLine(READY);
+    await expect(client.request('ledger.head', {}, opts)).resolves.toEqual(before);
+    await expect(
+      client.request('ledger.receipt.get', { invocationId: 'a2a:ep-crash:task-2' }, opts),
+    ).resolves.toEqual({ invocationId: 'a2a:ep-crash:task-2', state: 'not-started' });
+    await expect(
+      client.request('ledger.object.get', { ref: call.record.hash, payload: false }, opts),
+    ).rejects.toMatchObject({ errorClass: 'NotFound', message: 'object not found' });
+    await expect(client.request('ledger.commit', request, opts)).resolves.toMatchObject({
+      entryIndex: before.entryIndex! + 1,
+      replayed: false,
+    });
     restarted.kill('SIGTERM');
     await expect(restarted.exited).resolves.toEqual({ code: 0, signal: null });
   });

@@ -15,7 +15,12 @@ import {
   prepareCommit,
   type CommitDeps,
 } from '../../src/commit/commit-invocation.js';
-import { CommitRepository, type CommitTx } from '../../src/commit/commit.repository.js';
+import {
+  CommitRepository,
+  type CommitTx,
+  type ToolAppendWrite,
+} from '../../src/commit/commit.repository.js';
+import type { HeadPosition } from '../../src/commit/chain.js';
 import { MODES, RPC_TIMEOUT_MS, toolCall, type ModeSetup } from '../support.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };
@@ -40,6 +45,9 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
   /** transactions the group ran, and whether the next one fails after its work */
   let transactions: number;
   let failNext: boolean;
+  /** one-statement commits sent (commit-fast.ts), and those that landed */
+  let fastSent: number;
+  let fastLanded: number;
   let events: Array<RequestOf<'ledger.committed'>>;
   let deps: CommitDeps;
 
@@ -53,25 +61,36 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
       replica: 'ledger-group-test',
     });
     client = await connectRpc(mode.transport, 'ledger-group-test-client');
-    const real = new CommitRepository(mode.database);
-    // Counts the transactions and, on demand, rolls one back after its work ran.
-    repository = {
-      transaction<T>(work: (t: CommitTx) => Promise<T>): Promise<T> {
+    // Counts the transactions and one-statement commits and, on demand, rolls a transaction
+    // back after its work ran. A fresh repository: no head seen yet, so its first commit cannot
+    // take the one-statement path.
+    class CountingRepository extends CommitRepository {
+      override transaction<T>(work: (t: CommitTx) => Promise<T>): Promise<T> {
         transactions += 1;
         const fail = failNext;
         failNext = false;
-        return real.transaction(async (t) => {
+        return super.transaction(async (t) => {
           const result = await work(t);
           if (fail) throw new Error('injected failure after the group wrote');
           return result;
         });
-      },
-    } as unknown as CommitRepository;
+      }
+
+      override async appendOnHead(expected: HeadPosition, write: ToolAppendWrite) {
+        fastSent += 1;
+        const landed = await super.appendOnHead(expected, write);
+        if (landed) fastLanded += 1;
+        return landed;
+      }
+    }
+    repository = new CountingRepository(mode.database);
   });
 
   beforeEach(() => {
     transactions = 0;
     failNext = false;
+    fastSent = 0;
+    fastLanded = 0;
     events = [];
     deps = {
       repository,
@@ -94,8 +113,10 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     const replies = await Promise.all(
       calls.map((c) => commitInvocation(deps, parsed(c.request), group)),
     );
-    // The first commits alone; the five that arrived meanwhile share the next transaction.
+    // The first commits alone (in a transaction: this replica has seen no head yet); the five
+    // that arrived meanwhile share the next transaction.
     expect(transactions).toBe(2);
+    expect(fastSent).toBe(0);
     expect(replies.map((r) => r.entryIndex)).toEqual(calls.map((_, i) => start + 1 + i));
     expect(await headIndex()).toBe(start + calls.length);
     for (const [i, reply] of replies.entries()) {
@@ -151,6 +172,7 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     const first = await commitPrepared(deps, prepareCommit(parsed(done.request)));
     const start = await headIndex();
     transactions = 0;
+    fastSent = 0;
     events = [];
 
     const lead = toolCall('mcp:ep-gmix:lead', { lead: 1 });
@@ -169,7 +191,10 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
         { ...leaning.request, objects: [leaning.request.objects[0]!, leaning.request.objects[2]!] },
       ].map((request) => settle(commitInvocation(deps, parsed(request), group))),
     );
-    expect(transactions).toBe(2);
+    // The lead commits alone in one statement on the head seen; the rest share a transaction.
+    expect(fastSent).toBe(1);
+    expect(fastLanded).toBe(1);
+    expect(transactions).toBe(1);
     const [leadOut, ok1Out, missingOut, otherOut, resendOut, leaningOut] = outcomes;
     expect(leadOut).toMatchObject({ reply: { entryIndex: start + 1, replayed: false } });
     expect(ok1Out).toMatchObject({ reply: { entryIndex: start + 2, replayed: false } });
@@ -215,7 +240,11 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     const first = (firstOut as { reply: Reply }).reply;
     expect(first).toMatchObject({ entryIndex: start + 2, replayed: false });
     expect(againOut).toEqual({ reply: { ...first, replayed: true } });
-    expect(transactions).toBe(3);
+    // Three lone commits, each tried in one statement: the resend's writes nothing (its journal
+    // row is committed) and its transaction answers it.
+    expect(fastSent).toBe(3);
+    expect(fastLanded).toBe(2);
+    expect(transactions).toBe(1);
     expect(await headIndex()).toBe(start + 2);
   });
 
@@ -224,8 +253,8 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     const start = await headIndex();
     const calls = Array.from({ length: 4 }, (_, i) => toolCall(`mcp:ep-gfail:t${i}`, { f: i }));
     const missing = toolCall('mcp:ep-gfail:missing', { missing: 1 }, { never: 'stored' });
-    // The lead commits alone (its transaction starts at once); the group after it is rolled
-    // back after it wrote.
+    // The lead commits alone (in one statement, sent at once); the group after it is rolled back
+    // after it wrote.
     const lead = commitInvocation(deps, parsed(calls[0]!.request), group);
     failNext = true;
     const rest = [
@@ -236,8 +265,9 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     ].map((request) => settle(commitInvocation(deps, parsed(request), group)));
     await lead;
     const outcomes = await Promise.all(rest);
-    // lead + the failed group + one transaction per member
-    expect(transactions).toBe(6);
+    // the failed group + one transaction per member (the lead took one statement)
+    expect(fastLanded).toBe(1);
+    expect(transactions).toBe(5);
     expect(outcomes[0]).toMatchObject({ reply: { entryIndex: start + 2, replayed: false } });
     expect(outcomes[1]).toEqual({
       error: new BadRequestError(
