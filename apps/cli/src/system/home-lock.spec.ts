@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from '../commands/util.js';
@@ -9,6 +9,7 @@ import {
   HOME_LOCK_OWNER_NAME,
   isRunning,
   lockHome,
+  makeHome,
   readOwner,
   type HomeLock,
 } from './home-lock.js';
@@ -39,6 +40,35 @@ async function leaveLock(home: string, owner: { pid: number; host: string } | nu
   const at = new Date(Date.now() - ageMs);
   await utimes(join(home, HOME_LOCK_NAME), at, at);
 }
+
+// QA: `WORLD_HOME=/proc/nope world start` hung in Node's recursive mkdir instead of exiting 2.
+describe('makeHome (creating WORLD_HOME)', () => {
+  it('creates the home and its missing parents with mode 0700, and accepts an existing one', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'world-home-make-'));
+    try {
+      const home = join(root, 'a', 'b', 'home');
+      await makeHome(home);
+      await makeHome(home);
+      for (const dir of [join(root, 'a'), join(root, 'a', 'b'), home]) {
+        expect(((await stat(dir)).mode & 0o777).toString(8)).toBe('700');
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a home that cannot be created with exit 2 instead of hanging (/proc)', async () => {
+    const err = await makeHome('/proc/world-no-home/x').then(
+      () => null,
+      (e: unknown) => e as CliError,
+    );
+    expect(err).toBeInstanceOf(CliError);
+    expect(err!.exitCode).toBe(2);
+    expect(err!.message).toBe(
+      "cannot create WORLD_HOME /proc/world-no-home/x: ENOENT: no such file or directory, mkdir '/proc/world-no-home'",
+    );
+  });
+});
 
 // QA: two `world start` on one WORLD_HOME served one PGlite directory; the second must exit 2
 // naming the home and the holder, and a SIGKILLed holder must not block the next start.

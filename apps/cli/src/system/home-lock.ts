@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CliError } from '../commands/util.js';
 
@@ -45,6 +45,38 @@ export interface HomeLockOptions {
 }
 
 /**
+ * Creates WORLD_HOME (mode 0700) and its missing parents, one directory at a time: Node's
+ * `mkdir(…, { recursive: true })` never returns under a file system that refuses every mkdir with
+ * ENOENT, such as /proc (QA: `WORLD_HOME=/proc/nope world start` hung instead of exiting 2).
+ * @param home an absolute path
+ * @throws CliError (exit 2) `cannot create WORLD_HOME <home>: <reason>`
+ */
+export async function makeHome(home: string): Promise<void> {
+  const missing: string[] = [];
+  for (let dir = home; ; dir = dirname(dir)) {
+    try {
+      await mkdir(dir, { mode: 0o700 });
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') break;
+      if (code !== 'ENOENT' || dirname(dir) === dir || missing.length >= 64) {
+        throw new CliError(`cannot create WORLD_HOME ${home}: ${(err as Error).message}`, 2);
+      }
+      missing.unshift(dir);
+    }
+  }
+  for (const dir of missing) {
+    try {
+      await mkdir(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw new CliError(`cannot create WORLD_HOME ${home}: ${(err as Error).message}`, 2);
+    }
+  }
+}
+
+/**
  * Takes the exclusive lock on a World home for this process's lifetime, so two World instances
  * never serve one PGlite directory (or one set of worktrees) at once. The lock is a directory
  * (`<home>/world.lock`, created atomically by proper-lockfile and refreshed while held); the
@@ -54,7 +86,7 @@ export interface HomeLockOptions {
  * @throws CliError (exit 2) naming the home and the holder's pid when another process holds it
  */
 export async function lockHome(home: string, options: HomeLockOptions = {}): Promise<HomeLock> {
-  await mkdir(home, { recursive: true, mode: 0o700 });
+  await makeHome(home);
   const path = join(home, HOME_LOCK_NAME);
   const ownerFile = join(home, HOME_LOCK_OWNER_NAME);
   const stale = options.staleMs ?? HOME_LOCK_STALE_MS;
