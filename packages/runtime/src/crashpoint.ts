@@ -10,3 +10,12 @@ export function crashpoint(name: CrashPoint): void {
     process.kill(process.pid, 'SIGKILL');
   }
 }
+
+/**
+ * Whether WORLD_CRASHPOINT arms this point in this process (tests). A path that cannot place the
+ * point where it is defined — the ledger's one-statement commit cannot stop between the journal
+ * check and the writes — steps aside while it is armed, so the point keeps its meaning.
+ */
+export function crashpointArmed(name: CrashPoint): boolean {
+  return process.env.WORLD_CRASHPOINT === name;
+}

@@ -84,7 +84,22 @@ export interface PostgresOptions {
 }
 
 /**
- * Opens a pooled connection to PostgreSQL.
+ * How often (ms) a PostgreSQL backend checks, while running a statement, that its client is
+ * still connected, and cancels the statement when it is not (`client_connection_check_interval`,
+ * PostgreSQL ≥ 14). World's one-statement writes (the broker's tx1 fast path, the ledger's lone
+ * commit) are sent with their Sync and commit when they finish; without the check, a statement
+ * of a killed process that waits on a row lock would still run and commit once the lock frees.
+ * With it, such a statement is cancelled within this interval of the death, the same window a
+ * crash right after sending COMMIT leaves.
+ */
+export const CLIENT_CHECK_INTERVAL_MS = 50;
+
+/** The session settings every PostgreSQL connection of World starts with (libpq `options`). */
+export const POSTGRES_SESSION_OPTIONS = `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}`;
+
+/**
+ * Opens a pooled connection to PostgreSQL. Every connection runs with
+ * `client_connection_check_interval` = CLIENT_CHECK_INTERVAL_MS.
  * @param url a postgres:// connection string
  */
 export async function openPostgres(
@@ -95,6 +110,7 @@ export async function openPostgres(
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'world',
+    options: POSTGRES_SESSION_OPTIONS,
   });
   pool.on('error', (err) => logger.warn({ err }, 'idle postgres client failed'));
   const db = drizzlePg(pool) as unknown as Database;
@@ -164,7 +180,8 @@ export async function openPostgres(
  * @param dataDir a directory for the data files, or undefined for memory
  */
 export async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
-  const client = new PGlite(dataDir, { serializers: { [types.BYTEA]: serializeBytea } });
+  // One options object: PGlite reads an undefined first argument as the options themselves.
+  const client = new PGlite({ dataDir, serializers: { [types.BYTEA]: serializeBytea } });
   await client.waitReady;
   const db = drizzlePglite(client) as unknown as Database;
   let closed = false;
@@ -333,7 +350,14 @@ async function runPrepared<T>(
   // Both mutexes, as `client.query` takes them, so the statement never runs inside another flow's
   // open transaction. `_runExclusiveTransaction` is PGlite's only way to take the transaction
   // mutex without BEGIN (`runExclusive` takes only the query mutex).
-  return client._runExclusiveTransaction(() => client.runExclusive(() => run(true)));
+  // Checked again inside them, as PGlite's close() does: a close() that began while this
+  // statement waited for the mutexes would otherwise let it reach a backend shutting down.
+  return client._runExclusiveTransaction(() =>
+    client.runExclusive(async () => {
+      await client._checkReady();
+      return run(true);
+    }),
+  );
 }
 
 /**
@@ -355,7 +379,13 @@ async function exchange(
     offset += part.length;
   }
   try {
-    return await client.execProtocolStream(message, { syncToFs });
+    const answered = await client.execProtocolStream(message, { syncToFs });
+    // Every exchange ends with Sync, so a live backend always answers ReadyForQuery; nothing
+    // means the instance went away under the statement: never read that as "no rows".
+    if (!answered.some((m) => m.name === 'readyForQuery')) {
+      throw new Error('PGlite did not answer the statement (the instance is closing or closed)');
+    }
+    return answered;
   } catch (err) {
     if (err instanceof messages.DatabaseError) {
       // What PGlite's makePGliteError (not exported) adds to the server's error.

@@ -1,5 +1,10 @@
 import { createTestDatabase, type TestDatabase } from '@world/testing';
-import { openPglite, openPostgres, type DatabaseHandle } from '../../src/index.js';
+import {
+  CLIENT_CHECK_INTERVAL_MS,
+  openPglite,
+  openPostgres,
+  type DatabaseHandle,
+} from '../../src/index.js';
 
 const drivers: Array<[string, () => Promise<{ handle: DatabaseHandle; db?: TestDatabase }>]> = [
   [
@@ -58,5 +63,28 @@ describe.each(drivers)('raw statements and transactions on %s', (_name, open) =>
       "SELECT k, n::text AS n FROM counters WHERE k IN ('c', 'd') ORDER BY k",
     );
     expect(rows).toEqual([{ k: 'c', n: '8' }]);
+  });
+});
+
+describe('PostgreSQL session settings', () => {
+  it('every pooled connection checks that its client is still there (client_connection_check_interval)', async () => {
+    const db = await createTestDatabase('session');
+    const handle = await openPostgres(db.url, { max: 2 });
+    try {
+      const shown = await Promise.all(
+        [0, 1].map(() =>
+          handle.transaction(async (q) => {
+            const { rows } = await q<{ client_connection_check_interval: string }>(
+              'SHOW client_connection_check_interval',
+            );
+            return rows[0]!.client_connection_check_interval;
+          }),
+        ),
+      );
+      expect(shown).toEqual([`${CLIENT_CHECK_INTERVAL_MS}ms`, `${CLIENT_CHECK_INTERVAL_MS}ms`]);
+    } finally {
+      await handle.close();
+      await db.drop();
+    }
   });
 });
