@@ -9,7 +9,7 @@
  */
 import { InvalidRefError } from '@world/canonical';
 import type { ReplyOf } from '@world/contracts';
-import { crashpoint } from '@world/runtime';
+import { crashpointArmed } from '@world/runtime';
 import { appendParams, type ToolAppendWrite } from './append.statements.js';
 import { chainToolCommit, freshCommitReply } from './chain.js';
 import type { PreparedCommit } from './commit-invocation.js';
@@ -21,8 +21,8 @@ import type { CommitRepository } from './commit.repository.js';
  * journal row and reply. It does not try when no head was seen yet, when transitionRef or
  * stateRoot is not carried (whether they are stored is the transaction's question,
  * requireResolvable), or when a ref is malformed (the transaction refuses it in its own order).
- * The `inside-commit` crash point fires before the statement is sent: a crash there leaves
- * nothing written, as inside the transaction.
+ * It steps aside while the `inside-commit` crash point is armed (the transaction places it after
+ * its journal check), and for FAST_PATH_BACKOFF lone commits after two misses in a row (last-head.ts).
  * @returns the reply of a commit written now (replayed:false); null when nothing was written —
  *   the caller must commit through the transaction, which also answers resends and duplicates
  * @throws whatever the database throws for the statement (as the transaction would)
@@ -31,8 +31,11 @@ export async function commitFast(
   repository: CommitRepository,
   prepared: PreparedCommit,
 ): Promise<ReplyOf<'ledger.commit'> | null> {
+  // With the crash point armed the transaction runs: there it fires only for a commit that
+  // writes (after the journal check), which one statement cannot stop in the middle of.
+  if (crashpointArmed('inside-commit')) return null;
   const head = repository.lastHead.get();
-  if (head === null) return null;
+  if (head === null || !repository.lastHead.worthTrying()) return null;
   const { invocationId, request, carried, commitHash } = prepared;
   const hashes = new Set(carried.map((o) => o.hash));
   if (!hashes.has(request.transitionRef) || !hashes.has(request.stateRoot)) return null;
@@ -48,7 +51,10 @@ export async function commitFast(
     if (err instanceof InvalidRefError) return null;
     throw err;
   }
-  crashpoint('inside-commit');
-  if (!(await repository.appendOnHead(head, write))) return null;
+  if (!(await repository.appendOnHead(head, write))) {
+    repository.lastHead.missed();
+    return null;
+  }
+  repository.lastHead.landed();
   return freshCommitReply(chained);
 }

@@ -8,6 +8,10 @@ import type { HeadPosition } from './chain.js';
  */
 export class LastHead {
   private head: HeadPosition | null = null;
+  /** lone commits still to send through the transaction after repeated misses */
+  private skipping = 0;
+  /** one-statement commits in a row that wrote nothing */
+  private misses = 0;
 
   /** The last head seen, or null before any was. */
   get(): HeadPosition | null {
@@ -22,4 +26,34 @@ export class LastHead {
     if (this.head !== null && head.entryIndex < this.head.entryIndex) return;
     this.head = head;
   }
+
+  /**
+   * Whether the next lone commit should try the one-statement path: not for FAST_PATH_BACKOFF
+   * commits after two misses in a row. With several ledger replicas the head usually moved since
+   * this one's last commit, and each miss costs a round trip on top of the transaction's four;
+   * backing off bounds that cost, while one replica alone (a miss only after a REST commit or a
+   * resend, then a hit) never backs off.
+   */
+  worthTrying(): boolean {
+    if (this.skipping === 0) return true;
+    this.skipping -= 1;
+    return false;
+  }
+
+  /** Records a one-statement commit that wrote nothing (see worthTrying). */
+  missed(): void {
+    this.misses += 1;
+    if (this.misses >= 2) {
+      this.skipping = FAST_PATH_BACKOFF;
+      this.misses = 1;
+    }
+  }
+
+  /** Records a one-statement commit that was written. */
+  landed(): void {
+    this.misses = 0;
+  }
 }
+
+/** Lone commits sent through the transaction after two one-statement misses in a row. */
+export const FAST_PATH_BACKOFF = 8;

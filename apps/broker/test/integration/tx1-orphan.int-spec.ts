@@ -1,0 +1,181 @@
+/**
+ * Review finding (9443e07), PostgreSQL only: tx1's fast path (EffectsRepository.beginFree) is ONE
+ * autocommit statement, sent with its Sync. A broker that dies while that statement waits on the
+ * episode row lock must leave nothing durable — as the locking transaction does, whose COMMIT is
+ * never sent. Without `client_connection_check_interval` PostgreSQL ran the orphaned statement
+ * once the lock freed (lease taken by a dead caller, spend debited, an intent after the restarted
+ * broker's recovery); every World connection now sets it (runtime POSTGRES_SESSION_OPTIONS), so
+ * the backend cancels the statement within CLIENT_CHECK_INTERVAL_MS of the death.
+ */
+import pg from 'pg';
+import {
+  POSTGRES_SESSION_OPTIONS,
+  openPostgres,
+  type DatabaseHandle,
+  type RawQuery,
+} from '@world/runtime';
+import { createTestDatabase, eventually, type TestDatabase } from '@world/testing';
+import {
+  BROKER_MIGRATIONS_FOLDER,
+  BROKER_MIGRATIONS_TABLE,
+  BROKER_MIGRATION_LOCK_KEY,
+} from '../../src/index.js';
+import { effectRequestObject } from '../../src/effects/effect-objects.js';
+import { EffectsRepository, type EffectStart } from '../../src/effects/effects.repository.js';
+
+type Allowed = Extract<EffectStart, { kind: 'allowed' }>;
+
+function startOf(episodeId: string, n: number): Allowed {
+  const request = effectRequestObject({
+    effect: 'Workspace.Read',
+    scope: 'worktree',
+    cost: 1,
+    now: n,
+    payload: { op: 'read', path: 'a.txt' },
+  });
+  return {
+    kind: 'allowed',
+    objects: [request],
+    intent: {
+      invocationId: `mcp:${episodeId}:t${n}`,
+      effect: 'Workspace.Read',
+      scope: 'worktree',
+      cost: 1,
+      requestRef: request.hash,
+      logicalTime: n,
+    },
+  };
+}
+
+/** A DatabaseHandle over ONE pg.Client, so the test can cut that client's socket. */
+function handleOn(client: pg.Client): DatabaseHandle {
+  const query: RawQuery = async <T>(
+    text: string,
+    params: readonly unknown[] = [],
+    name?: string,
+  ) => {
+    const r = await client.query({ text, values: params as unknown[], ...(name && { name }) });
+    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+  };
+  return {
+    kind: 'postgres',
+    query,
+    async transaction(fn) {
+      await client.query('BEGIN');
+      const out = await fn(query);
+      await client.query('COMMIT');
+      return out;
+    },
+  } as DatabaseHandle;
+}
+
+describe('a broker killed while tx1 waits on the episode row lock (PostgreSQL)', () => {
+  let tdb: TestDatabase;
+  let database: DatabaseHandle;
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase('broker_orphan');
+    database = await openPostgres(tdb.url);
+    await database.migrate({
+      folder: BROKER_MIGRATIONS_FOLDER,
+      table: BROKER_MIGRATIONS_TABLE,
+      lockKey: BROKER_MIGRATION_LOCK_KEY,
+    });
+  });
+  afterAll(async () => {
+    await database?.close();
+    await tdb?.drop();
+  });
+
+  const state = async (episodeId: string) => {
+    const { rows } = await database.query<{
+      holder: string | null;
+      intents: string;
+      spent: string;
+    }>(
+      `SELECT e.lease_holder AS holder,
+          (SELECT count(*) FROM broker.effect_intents i WHERE i.episode_id = e.id)::text AS intents,
+          (SELECT coalesce(sum(spent), 0) FROM broker.spend s WHERE s.episode_id = e.id)::text AS spent
+         FROM broker.episodes e WHERE e.id = $1`,
+      [episodeId],
+    );
+    return rows[0];
+  };
+
+  /** Runs `attempt` on a client whose socket is cut while the attempt waits on the row lock. */
+  async function killedWhileWaiting(
+    episodeId: string,
+    attempt: (effects: EffectsRepository) => Promise<unknown>,
+  ): Promise<void> {
+    await database.query('INSERT INTO broker.episodes (id) VALUES ($1)', [episodeId]);
+    const locker = new pg.Client({ connectionString: tdb.url });
+    // The victim connects as World's services do (openPostgres): with the client check.
+    const victim = new pg.Client({
+      connectionString: tdb.url,
+      application_name: 'victim',
+      options: POSTGRES_SESSION_OPTIONS,
+    });
+    await locker.connect();
+    await victim.connect();
+    victim.on('error', () => undefined);
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM broker.episodes WHERE id = $1 FOR UPDATE', [episodeId]);
+      const pending = attempt(new EffectsRepository(handleOn(victim))).catch(() => undefined);
+      await eventually(
+        async () => {
+          const { rows } = await database.query<{ n: string }>(
+            `SELECT count(*)::text AS n FROM pg_stat_activity
+              WHERE application_name = 'victim' AND wait_event_type = 'Lock'`,
+          );
+          return rows[0]!.n === '1' ? true : undefined;
+        },
+        5_000,
+        'the victim waiting on the episode row lock',
+      );
+      // The broker process dies: its socket is gone (no Terminate message, as with SIGKILL).
+      (
+        victim as unknown as { connection: { stream: { destroy(): void } } }
+      ).connection.stream.destroy();
+      await pending;
+      // The backend notices its client is gone within CLIENT_CHECK_INTERVAL_MS and cancels the
+      // waiting statement: it leaves pg_stat_activity while the lock is still held.
+      await eventually(
+        async () => {
+          const { rows } = await database.query<{ n: string }>(
+            `SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = 'victim'`,
+          );
+          return rows[0]!.n === '0' ? true : undefined;
+        },
+        5_000,
+        'the victim backend gone',
+      );
+      await locker.query('COMMIT'); // the lock frees, the episode row unchanged (lease free, fence 0)
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      await locker.end();
+    }
+  }
+
+  it('the locking transaction (begin) leaves nothing', async () => {
+    await killedWhileWaiting('ep-locking', (effects) =>
+      effects.begin(
+        'ep-locking',
+        { acquire: { holder: 'dead', ttlMs: 60_000, now: Date.now() } },
+        () => startOf('ep-locking', 1),
+      ),
+    );
+    expect(await state('ep-locking')).toEqual({ holder: null, intents: '0', spent: '0' });
+  });
+
+  it('the one-statement fast path (beginFree) leaves nothing', async () => {
+    await killedWhileWaiting('ep-fast', (effects) =>
+      effects.beginFree(
+        'ep-fast',
+        { holder: 'dead', ttlMs: 60_000, now: Date.now(), freeFence: 0 },
+        startOf('ep-fast', 1),
+      ),
+    );
+    expect(await state('ep-fast')).toEqual({ holder: null, intents: '0', spent: '0' });
+  });
+});
