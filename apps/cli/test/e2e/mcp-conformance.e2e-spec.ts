@@ -130,6 +130,7 @@ describe.each(MODES)('MCP and /v1 conformance (%s mode)', (mode) => {
     const absent = await fetch(`${w.url}/mcp`, { method: 'POST', body: 'not even json' });
     expect(absent.status).toBe(401);
     expect(absent.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(absent.headers.get('www-authenticate')).toBe('Bearer');
     expect(await absent.text()).toBe(
       'session credential is absent: send Authorization: Bearer <session-credential>',
     );

@@ -27,7 +27,8 @@ type JsonRpcId = string | number | null;
 /**
  * `POST /mcp` (and `/mcp/`): MCP Streamable HTTP, stateless, both eras (world-spec §6.1–§6.4,
  * ecosystem.md §2.2, §8). The order is the contract:
- * 1. Authorization, before anything else is read — 401 text/plain with the §6.1 texts;
+ * 1. Authorization, before anything else is read — 401 text/plain with the §6.1 texts and
+ *    `WWW-Authenticate: Bearer` (RFC 6750 §3);
  * 2. POST only (GET/DELETE 405: nothing to resume, no session to end);
  * 3. the §6.2 header checks — 400 text/plain;
  * 4. the body, at most MCP_BODY_MAX_BYTES — 413 with a JSON-RPC envelope, never HTML;
@@ -69,7 +70,10 @@ export class McpEndpoint {
       const error = asWorldError(err);
       const row = rowOf(error);
       if (row.status >= 500) this.deps.log.error({ err }, 'mcp session lookup failed');
-      return plain(res, row.mcpStatus ?? row.status, row.restMessage ?? error.message);
+      const status = row.mcpStatus ?? row.status;
+      // RFC 6750 §3: a 401 from a bearer-protected resource names the scheme (as /a2a does).
+      if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+      return plain(res, status, row.restMessage ?? error.message);
     }
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
