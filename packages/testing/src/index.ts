@@ -1,2 +1,3 @@
 export * from './env.js';
 export * from './process.js';
+export * from './lock-orphan.js';

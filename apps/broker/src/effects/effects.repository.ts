@@ -120,16 +120,7 @@ export class EffectsRepository {
       const { intent } = start;
       const { rows: minted } = await query<{ ordinal: string | number }>(
         `WITH o AS (${ObjectsRepository.insertSql(objects, 8)}), ${INTENT_SQL}`,
-        [
-          episodeId,
-          intent.invocationId,
-          intent.effect,
-          intent.scope,
-          intent.cost,
-          intent.requestRef,
-          intent.logicalTime,
-          ...ObjectsRepository.insertParams(start.objects),
-        ],
+        [...intentParams(episodeId, intent), ...ObjectsRepository.insertParams(start.objects)],
         `broker_tx1_allowed_${objects}`,
       );
       return { fence, tookOver, start, ordinal: Number(minted[0]!.ordinal) };
@@ -164,13 +155,7 @@ export class EffectsRepository {
     }>(
       `WITH ${FREE_CLAIM_SQL}, o AS (${ObjectsRepository.insertSql(objects, 11, 'EXISTS (SELECT 1 FROM took)')}), ${FREE_INTENT_SQL}`,
       [
-        episodeId,
-        intent.invocationId,
-        intent.effect,
-        intent.scope,
-        intent.cost,
-        intent.requestRef,
-        intent.logicalTime,
+        ...intentParams(episodeId, intent),
         claim.holder,
         claim.freeFence,
         claim.now + claim.ttlMs,
@@ -271,6 +256,25 @@ export interface BeginResult {
 
 const SPEND_SQL = 'SELECT effect, scope, spent FROM broker.spend WHERE episode_id = $1::text';
 
+/**
+ * $1…$7 of tx1's allowed writes (INTENT_SQL, FREE_INTENT_SQL): episode, invocation, effect, scope,
+ * cost, request ref, logical time.
+ */
+function intentParams(
+  episodeId: string,
+  intent: Extract<EffectStart, { kind: 'allowed' }>['intent'],
+): unknown[] {
+  return [
+    episodeId,
+    intent.invocationId,
+    intent.effect,
+    intent.scope,
+    intent.cost,
+    intent.requestRef,
+    intent.logicalTime,
+  ];
+}
+
 /** The number of parameters of INSERT_RECORD_SQL ($1…$13). */
 const RECORD_PARAMS = 13;
 
@@ -310,9 +314,17 @@ const INSERT_OUTCOME_SQL = `INSERT INTO broker.effect_outcomes (episode_id, ordi
  * inside the INSERT under the episode row lock ($2 invocation, $6 request ref, $7 logical time;
  * the objects' parameters follow from $8).
  */
-const INTENT_SQL = `s AS (
+const INTENT_SQL = intentSql(false);
+
+/**
+ * tx1's allowed writes after the objects: spend += cost, then the intent with ordinal max+1.
+ * `gated`: each write only when the lease claim `took` returned its row (beginFree; HAVING drops
+ * the aggregate's one row when the claim failed), answering the new fence with the ordinal.
+ */
+function intentSql(gated: boolean): string {
+  return `s AS (
     INSERT INTO broker.spend (episode_id, effect, scope, spent)
-    VALUES ($1::text, $3::text, $4::text, $5::bigint)
+    ${gated ? 'SELECT $1::text, $3::text, $4::text, $5::bigint FROM took' : 'VALUES ($1::text, $3::text, $4::text, $5::bigint)'}
     ON CONFLICT (episode_id, effect, scope) DO UPDATE SET spent = broker.spend.spent + EXCLUDED.spent
   )
   INSERT INTO broker.effect_intents (episode_id, ordinal, invocation_id, effect, scope, cost,
@@ -320,7 +332,8 @@ const INTENT_SQL = `s AS (
   SELECT $1::text, coalesce(max(i.ordinal) + 1, 0), $2::text, $3::text, $4::text, $5::bigint,
     $6::text, $7::bigint
   FROM broker.effect_intents i WHERE i.episode_id = $1::text
-  RETURNING ordinal`;
+  ${gated ? 'HAVING EXISTS (SELECT 1 FROM took)\n  RETURNING ordinal, (SELECT lease_fence FROM took) AS fence' : 'RETURNING ordinal'}`;
+}
 
 /**
  * beginFree's lease claim ($1 episode, $8 holder, $9 the fence the lease was free at, $10
@@ -333,20 +346,5 @@ const FREE_CLAIM_SQL = `took AS (
     RETURNING lease_fence
   )`;
 
-/**
- * beginFree's writes after the claim (`took`) and the objects (`o`), each gated on `took`:
- * spend += cost, then the intent with ordinal max+1 (HAVING drops the aggregate's one row when
- * the claim failed); answers the ordinal and the new fence.
- */
-const FREE_INTENT_SQL = `s AS (
-    INSERT INTO broker.spend (episode_id, effect, scope, spent)
-    SELECT $1::text, $3::text, $4::text, $5::bigint FROM took
-    ON CONFLICT (episode_id, effect, scope) DO UPDATE SET spent = broker.spend.spent + EXCLUDED.spent
-  )
-  INSERT INTO broker.effect_intents (episode_id, ordinal, invocation_id, effect, scope, cost,
-    request_ref, logical_time)
-  SELECT $1::text, coalesce(max(i.ordinal) + 1, 0), $2::text, $3::text, $4::text, $5::bigint,
-    $6::text, $7::bigint
-  FROM broker.effect_intents i WHERE i.episode_id = $1::text
-  HAVING EXISTS (SELECT 1 FROM took)
-  RETURNING ordinal, (SELECT lease_fence FROM took) AS fence`;
+/** beginFree's writes after the claim (`took`) and the objects (`o`), each gated on `took`. */
+const FREE_INTENT_SQL = intentSql(true);

@@ -7,14 +7,8 @@
  * broker's recovery); every World connection now sets it (runtime POSTGRES_SESSION_OPTIONS), so
  * the backend cancels the statement within CLIENT_CHECK_INTERVAL_MS of the death.
  */
-import pg from 'pg';
-import {
-  POSTGRES_SESSION_OPTIONS,
-  openPostgres,
-  type DatabaseHandle,
-  type RawQuery,
-} from '@world/runtime';
-import { createTestDatabase, eventually, type TestDatabase } from '@world/testing';
+import { POSTGRES_SESSION_OPTIONS, openPostgres, type DatabaseHandle } from '@world/runtime';
+import { createTestDatabase, killWhileWaitingOnLock, type TestDatabase } from '@world/testing';
 import {
   BROKER_MIGRATIONS_FOLDER,
   BROKER_MIGRATIONS_TABLE,
@@ -45,28 +39,6 @@ function startOf(episodeId: string, n: number): Allowed {
       logicalTime: n,
     },
   };
-}
-
-/** A DatabaseHandle over ONE pg.Client, so the test can cut that client's socket. */
-function handleOn(client: pg.Client): DatabaseHandle {
-  const query: RawQuery = async <T>(
-    text: string,
-    params: readonly unknown[] = [],
-    name?: string,
-  ) => {
-    const r = await client.query({ text, values: params as unknown[], ...(name && { name }) });
-    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
-  };
-  return {
-    kind: 'postgres',
-    query,
-    async transaction(fn) {
-      await client.query('BEGIN');
-      const out = await fn(query);
-      await client.query('COMMIT');
-      return out;
-    },
-  } as DatabaseHandle;
 }
 
 describe('a broker killed while tx1 waits on the episode row lock (PostgreSQL)', () => {
@@ -102,59 +74,18 @@ describe('a broker killed while tx1 waits on the episode row lock (PostgreSQL)',
     return rows[0];
   };
 
-  /** Runs `attempt` on a client whose socket is cut while the attempt waits on the row lock. */
+  /** Runs `attempt` as a broker that dies while it waits on the episode row (lease free, fence 0). */
   async function killedWhileWaiting(
     episodeId: string,
     attempt: (effects: EffectsRepository) => Promise<unknown>,
   ): Promise<void> {
     await database.query('INSERT INTO broker.episodes (id) VALUES ($1)', [episodeId]);
-    const locker = new pg.Client({ connectionString: tdb.url });
-    // The victim connects as World's services do (openPostgres): with the client check.
-    const victim = new pg.Client({
-      connectionString: tdb.url,
-      application_name: 'victim',
-      options: POSTGRES_SESSION_OPTIONS,
+    await killWhileWaitingOnLock({
+      url: tdb.url,
+      sessionOptions: POSTGRES_SESSION_OPTIONS,
+      lock: { text: 'SELECT 1 FROM broker.episodes WHERE id = $1 FOR UPDATE', params: [episodeId] },
+      attempt: (runner) => attempt(new EffectsRepository(runner as unknown as DatabaseHandle)),
     });
-    await locker.connect();
-    await victim.connect();
-    victim.on('error', () => undefined);
-    try {
-      await locker.query('BEGIN');
-      await locker.query('SELECT 1 FROM broker.episodes WHERE id = $1 FOR UPDATE', [episodeId]);
-      const pending = attempt(new EffectsRepository(handleOn(victim))).catch(() => undefined);
-      await eventually(
-        async () => {
-          const { rows } = await database.query<{ n: string }>(
-            `SELECT count(*)::text AS n FROM pg_stat_activity
-              WHERE application_name = 'victim' AND wait_event_type = 'Lock'`,
-          );
-          return rows[0]!.n === '1' ? true : undefined;
-        },
-        5_000,
-        'the victim waiting on the episode row lock',
-      );
-      // The broker process dies: its socket is gone (no Terminate message, as with SIGKILL).
-      (
-        victim as unknown as { connection: { stream: { destroy(): void } } }
-      ).connection.stream.destroy();
-      await pending;
-      // The backend notices its client is gone within CLIENT_CHECK_INTERVAL_MS and cancels the
-      // waiting statement: it leaves pg_stat_activity while the lock is still held.
-      await eventually(
-        async () => {
-          const { rows } = await database.query<{ n: string }>(
-            `SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = 'victim'`,
-          );
-          return rows[0]!.n === '0' ? true : undefined;
-        },
-        5_000,
-        'the victim backend gone',
-      );
-      await locker.query('COMMIT'); // the lock frees, the episode row unchanged (lease free, fence 0)
-      await new Promise((r) => setTimeout(r, 500));
-    } finally {
-      await locker.end();
-    }
   }
 
   it('the locking transaction (begin) leaves nothing', async () => {

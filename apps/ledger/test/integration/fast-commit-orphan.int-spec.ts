@@ -6,15 +6,9 @@
  * sets `client_connection_check_interval` (runtime POSTGRES_SESSION_OPTIONS), so the backend
  * cancels the orphaned statement before the lock frees.
  */
-import pg from 'pg';
 import { parseRequest, type ParsedRequestOf, type RequestOf } from '@world/contracts';
-import {
-  POSTGRES_SESSION_OPTIONS,
-  openPostgres,
-  type DatabaseHandle,
-  type RawQuery,
-} from '@world/runtime';
-import { createTestDatabase, eventually, type TestDatabase } from '@world/testing';
+import { POSTGRES_SESSION_OPTIONS, openPostgres, type DatabaseHandle } from '@world/runtime';
+import { createTestDatabase, killWhileWaitingOnLock, type TestDatabase } from '@world/testing';
 import {
   LEDGER_LOCK_KEY,
   LEDGER_MIGRATIONS_FOLDER,
@@ -32,27 +26,6 @@ import { toolCall } from '../support.js';
 
 const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.commit'> =>
   parseRequest('ledger.commit', request);
-
-function handleOn(client: pg.Client): DatabaseHandle {
-  const query: RawQuery = async <T>(
-    text: string,
-    params: readonly unknown[] = [],
-    name?: string,
-  ) => {
-    const r = await client.query({ text, values: params as unknown[], ...(name && { name }) });
-    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
-  };
-  return {
-    kind: 'postgres',
-    query,
-    async transaction(fn) {
-      await client.query('BEGIN');
-      const out = await fn(query);
-      await client.query('COMMIT');
-      return out;
-    },
-  } as DatabaseHandle;
-}
 
 describe('a ledger killed while its commit waits on the head row lock (PostgreSQL)', () => {
   let tdb: TestDatabase;
@@ -77,58 +50,22 @@ describe('a ledger killed while its commit waits on the head row lock (PostgreSQ
     (await database.query<{ n: string }>('SELECT count(*)::text AS n FROM ledger.log_entries'))
       .rows[0]!.n;
 
+  /** Runs `attempt` as a warm ledger replica that dies while it waits on the head row. */
   async function killedWhileWaiting(
     attempt: (deps: CommitDeps) => Promise<unknown>,
   ): Promise<void> {
-    const locker = new pg.Client({ connectionString: tdb.url });
-    // The victim connects as World's services do (openPostgres): with the client check.
-    const victim = new pg.Client({
-      connectionString: tdb.url,
-      application_name: 'victim',
-      options: POSTGRES_SESSION_OPTIONS,
+    await killWhileWaitingOnLock({
+      url: tdb.url,
+      sessionOptions: POSTGRES_SESSION_OPTIONS,
+      // e.g. a replay holding the head: the row is not changed
+      lock: { text: `SELECT 1 FROM ledger.heads WHERE key = 'selected' FOR UPDATE`, params: [] },
+      attempt: async (runner) => {
+        const repository = new CommitRepository(runner as unknown as DatabaseHandle);
+        await repository.refreshHead();
+        const deps = { repository, events: { emit: () => undefined } } as unknown as CommitDeps;
+        return attempt(deps);
+      },
     });
-    await locker.connect();
-    await victim.connect();
-    victim.on('error', () => undefined);
-    try {
-      const repository = new CommitRepository(handleOn(victim));
-      await repository.refreshHead(); // a warm replica
-      const deps = { repository, events: { emit: () => undefined } } as unknown as CommitDeps;
-      await locker.query('BEGIN');
-      await locker.query(`SELECT 1 FROM ledger.heads WHERE key = 'selected' FOR UPDATE`);
-      const pending = attempt(deps).catch(() => undefined);
-      await eventually(
-        async () => {
-          const { rows } = await database.query<{ n: string }>(
-            `SELECT count(*)::text AS n FROM pg_stat_activity
-              WHERE application_name = 'victim' AND wait_event_type = 'Lock'`,
-          );
-          return rows[0]!.n === '1' ? true : undefined;
-        },
-        5_000,
-        'the victim waiting on the head row lock',
-      );
-      (
-        victim as unknown as { connection: { stream: { destroy(): void } } }
-      ).connection.stream.destroy();
-      await pending;
-      // The backend notices its client is gone within CLIENT_CHECK_INTERVAL_MS and cancels the
-      // waiting statement: it leaves pg_stat_activity while the lock is still held.
-      await eventually(
-        async () => {
-          const { rows } = await database.query<{ n: string }>(
-            `SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = 'victim'`,
-          );
-          return rows[0]!.n === '0' ? true : undefined;
-        },
-        5_000,
-        'the victim backend gone',
-      );
-      await locker.query('COMMIT'); // e.g. a replay: the head did not move
-      await new Promise((r) => setTimeout(r, 500));
-    } finally {
-      await locker.end();
-    }
   }
 
   it('the commit transaction leaves nothing', async () => {
