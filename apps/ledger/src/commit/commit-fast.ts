@@ -10,7 +10,7 @@
 import { InvalidRefError } from '@world/canonical';
 import type { ReplyOf } from '@world/contracts';
 import { crashpointArmed } from '@world/runtime';
-import { appendParams, type ToolAppendWrite } from './append.statements.js';
+import type { ToolAppendWrite } from './append.statements.js';
 import { chainToolCommit, freshCommitReply } from './chain.js';
 import type { PreparedCommit } from './commit-invocation.js';
 import type { CommitRepository } from './commit.repository.js';
@@ -45,13 +45,15 @@ export async function commitFast(
     ...chained,
     journal: { mode: 'tool', invocationId, commitHash },
   };
+  let landed: boolean;
   try {
-    appendParams(write);
+    landed = await repository.appendOnHead(head, write);
   } catch (err) {
+    // A malformed ref is found before anything is sent; the transaction refuses it in its order.
     if (err instanceof InvalidRefError) return null;
     throw err;
   }
-  if (!(await repository.appendOnHead(head, write))) {
+  if (!landed) {
     repository.lastHead.missed();
     return null;
   }

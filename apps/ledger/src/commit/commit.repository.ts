@@ -192,11 +192,7 @@ export class CommitTx {
 
   /** Reads the selected head without locking it. */
   async readHead(): Promise<HeadPosition> {
-    const { rows } = await this.query<HeadRow>(READ_HEAD.text, [SELECTED_HEAD], READ_HEAD.name);
-    const row = rows[0];
-    if (row === undefined)
-      throw new Error('ledger head row is missing: genesis was not bootstrapped');
-    this.read = headOf(row);
+    this.read = await selectedHead(this.query);
     return this.read;
   }
 
@@ -294,6 +290,18 @@ function bindingOf(row: JournalRow): JournalBinding | null {
   return { kind: row.j_kind, state: row.j_state, commitHash: row.j_commit_hash, outcome };
 }
 
+/**
+ * The selected head, read without a lock.
+ * @throws Error when the head row is missing (genesis was not bootstrapped)
+ */
+async function selectedHead(query: RawQuery): Promise<HeadPosition> {
+  const { rows } = await query<HeadRow>(READ_HEAD.text, [SELECTED_HEAD], READ_HEAD.name);
+  const row = rows[0];
+  if (row === undefined)
+    throw new Error('ledger head row is missing: genesis was not bootstrapped');
+  return headOf(row);
+}
+
 function headOf(row: HeadRow): HeadPosition {
   return {
     worldRef: storedRef(row.world_ref),
@@ -366,15 +374,7 @@ export class CommitRepository {
 
   /** Reads the selected head, unlocked, and remembers it (at start: the first commit is fast). */
   async refreshHead(): Promise<HeadPosition> {
-    const { rows } = await this.database.query<HeadRow>(
-      READ_HEAD.text,
-      [SELECTED_HEAD],
-      READ_HEAD.name,
-    );
-    const row = rows[0];
-    if (row === undefined)
-      throw new Error('ledger head row is missing: genesis was not bootstrapped');
-    const head = headOf(row);
+    const head = await selectedHead(this.database.query);
     this.lastHead.see(head);
     return head;
   }
