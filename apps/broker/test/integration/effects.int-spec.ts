@@ -10,9 +10,9 @@ import {
   type RequestOf,
 } from '@world/contracts';
 import { BROKER_TOOL_REF, renderPolicy, type EffectHandler } from '../../src/index.js';
-import { effectRequestObject } from '../../src/effects/effect-objects.js';
 import { EffectsRepository } from '../../src/effects/effects.repository.js';
 import {
+  allowedRead,
   executeRequest,
   MODES,
   RPC_TIMEOUT_MS,
@@ -521,27 +521,7 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
           `SELECT lease_holder AS holder, lease_fence AS fence FROM broker.episodes WHERE id = '${episodeId}'`,
         )
       ).map((r) => ({ holder: r.holder, fence: Number(r.fence) }))[0];
-    const startOf = (n: number) => {
-      const request = effectRequestObject({
-        effect: 'Workspace.Read',
-        scope: 'worktree',
-        cost: 1,
-        now: n,
-        payload: { op: 'read', path: 'a.txt' },
-      });
-      return {
-        kind: 'allowed' as const,
-        objects: [request],
-        intent: {
-          invocationId: `mcp:${episodeId}:free${n}`,
-          effect: 'Workspace.Read',
-          scope: 'worktree',
-          cost: 1,
-          requestRef: request.hash,
-          logicalTime: n,
-        },
-      };
-    };
+    const startOf = (n: number) => allowedRead(`mcp:${episodeId}:free${n}`, n);
     const claim = (freeFence: number) => ({
       holder: 'fast',
       ttlMs: 60_000,

@@ -14,32 +14,10 @@ import {
   BROKER_MIGRATIONS_TABLE,
   BROKER_MIGRATION_LOCK_KEY,
 } from '../../src/index.js';
-import { effectRequestObject } from '../../src/effects/effect-objects.js';
-import { EffectsRepository, type EffectStart } from '../../src/effects/effects.repository.js';
+import { EffectsRepository } from '../../src/effects/effects.repository.js';
+import { allowedRead } from '../support/harness.js';
 
-type Allowed = Extract<EffectStart, { kind: 'allowed' }>;
-
-function startOf(episodeId: string, n: number): Allowed {
-  const request = effectRequestObject({
-    effect: 'Workspace.Read',
-    scope: 'worktree',
-    cost: 1,
-    now: n,
-    payload: { op: 'read', path: 'a.txt' },
-  });
-  return {
-    kind: 'allowed',
-    objects: [request],
-    intent: {
-      invocationId: `mcp:${episodeId}:t${n}`,
-      effect: 'Workspace.Read',
-      scope: 'worktree',
-      cost: 1,
-      requestRef: request.hash,
-      logicalTime: n,
-    },
-  };
-}
+const startOf = (episodeId: string, n: number) => allowedRead(`mcp:${episodeId}:t${n}`, n);
 
 describe('a broker killed while tx1 waits on the episode row lock (PostgreSQL)', () => {
   let tdb: TestDatabase;

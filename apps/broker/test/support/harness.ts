@@ -14,6 +14,8 @@ import {
 } from '@world/runtime';
 import { createTestDatabase, testNatsUrl, uniquePrefix } from '@world/testing';
 import { startBroker, type BrokerOptions, type RunningBroker } from '../../src/index.js';
+import { effectRequestObject } from '../../src/effects/effect-objects.js';
+import type { EffectStart } from '../../src/effects/effects.repository.js';
 
 /** The two run modes every integration suite covers (DESIGN.md §5). */
 export const MODES: Array<[string, 'nats' | 'inproc']> = [
@@ -128,6 +130,35 @@ export function executeRequest(
       cost: 1,
       payload: { op: 'read', path: 'a.txt' },
       ...effect,
+    },
+  };
+}
+
+/**
+ * An allowed start of a 1-unit `Workspace.Read` of a.txt, as ExecuteEffect's decision builds it
+ * (request object at logical time `now`), for tests that drive EffectsRepository directly.
+ */
+export function allowedRead(
+  invocationId: string,
+  now: number,
+): Extract<EffectStart, { kind: 'allowed' }> {
+  const request = effectRequestObject({
+    effect: 'Workspace.Read',
+    scope: 'worktree',
+    cost: 1,
+    now,
+    payload: { op: 'read', path: 'a.txt' },
+  });
+  return {
+    kind: 'allowed',
+    objects: [request],
+    intent: {
+      invocationId,
+      effect: 'Workspace.Read',
+      scope: 'worktree',
+      cost: 1,
+      requestRef: request.hash,
+      logicalTime: now,
     },
   };
 }
