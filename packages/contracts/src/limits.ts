@@ -240,3 +240,12 @@ export const UP_READY_TIMEOUT_MS = 60_000;
 export const UP_STOP_MARGIN_MS = 2_000;
 /** `--replicas` accepts 1-99 processes per service. */
 export const UP_MAX_REPLICAS = 99;
+
+// ---------------------------------------------------------------- transparency log (packages/tlog)
+
+/**
+ * A signed note with more signatures than this is refused unread: C2SP signed-note asks verifiers
+ * to cap the count and to accept at least 16; 100 is golang.org/x/mod/sumdb/note's cap, room for
+ * the log's key plus many witness cosignatures.
+ */
+export const NOTE_MAX_SIGNATURES = 100;

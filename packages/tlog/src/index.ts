@@ -5,3 +5,7 @@ export * from './append.js';
 export * from './proofs.js';
 export * from './verify.js';
 export * from './memory-store.js';
+export * from './keys.js';
+export * from './note.js';
+export * from './checkpoint.js';
+export * from './tlog-proof.js';
