@@ -47,7 +47,7 @@ export function checkHashSize(hash: Uint8Array, what: string): void {
   }
 }
 
-/** Constant-shape byte equality of two hashes (public values: no timing concern). */
+/** Byte equality of two hashes (public values, so no constant-time comparison is needed). */
 export function sameHash(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }

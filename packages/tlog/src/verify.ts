@@ -4,7 +4,7 @@ import { EMPTY_ROOT, HASH_SIZE, nodeHash, sameHash } from './hash.js';
 
 /**
  * The verifier side (offline, CLI, auditors): RFC 9162 §2.1.3.2 and §2.1.4.2 as written, over
- * the bit positions fn and sn, sharing nothing with how the log builds its proofs.
+ * the bit positions fn and sn; it shares no code with the proof builders of proofs.ts.
  */
 
 type Make = (reason: ProofError['reason'], message: string) => ProofError;
