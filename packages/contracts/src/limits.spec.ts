@@ -1,4 +1,17 @@
-import { CALL_DEADLINE_MS, deadlineTable } from './limits.js';
+import {
+  A2A_BODY_MAX_BYTES,
+  CALL_DEADLINE_MS,
+  COMMIT_MESSAGE_MAX_BYTES,
+  COMMIT_MESSAGE_OVERHEAD_MAX_BYTES,
+  INVOCATION_INPUT_MAX_BYTES,
+  INVOCATION_OUTPUT_MAX_BYTES,
+  MCP_BODY_MAX_BYTES,
+  MiB,
+  NATS_MAX_PAYLOAD_BYTES,
+  PLAN_PAYLOAD_MAX_BYTES,
+  base64Length,
+  deadlineTable,
+} from './limits.js';
 
 describe('deadlineTable (world-internals §9, §13: every phase budget derives from one total)', () => {
   it('derives the reference table from 20 s', () => {
@@ -30,5 +43,48 @@ describe('deadlineTable (world-internals §9, §13: every phase budget derives f
     expect(() => deadlineTable(total)).toThrow(
       new RangeError(`deadline total must be a positive integer, got ${total}`),
     );
+  });
+});
+
+describe('COMMIT_MESSAGE_MAX_BYTES (DESIGN.md §1: an effect whose commit cannot fit never runs)', () => {
+  it.each([
+    [0, 0],
+    [1, 4],
+    [2, 4],
+    [3, 4],
+    [4, 8],
+    [MiB, 1_398_104],
+  ])('base64 of %i bytes is %i characters (RFC 4648 §4)', (bytes, chars) => {
+    expect(base64Length(bytes)).toBe(chars);
+    expect(base64Length(bytes)).toBe(Buffer.alloc(bytes).toString('base64').length);
+  });
+
+  it.each([-1, 1.5, Number.NaN])('refuses a byte count of %s', (bytes) => {
+    expect(() => base64Length(bytes)).toThrow(
+      new RangeError(`byte count must be a non-negative integer, got ${bytes}`),
+    );
+  });
+
+  it('is the base64 of input, plan payload ×2, result and output plus the overhead allowance', () => {
+    expect(COMMIT_MESSAGE_MAX_BYTES).toBe(
+      base64Length(INVOCATION_INPUT_MAX_BYTES) +
+        2 * base64Length(PLAN_PAYLOAD_MAX_BYTES) +
+        base64Length(INVOCATION_OUTPUT_MAX_BYTES) +
+        base64Length(INVOCATION_OUTPUT_MAX_BYTES) +
+        COMMIT_MESSAGE_OVERHEAD_MAX_BYTES,
+    );
+    expect(COMMIT_MESSAGE_MAX_BYTES).toBe(7_056_056);
+  });
+
+  it("fits the deployments' max_payload and exceeds NATS's 1 MiB default", () => {
+    expect(COMMIT_MESSAGE_MAX_BYTES).toBeLessThanOrEqual(NATS_MAX_PAYLOAD_BYTES);
+    expect(COMMIT_MESSAGE_MAX_BYTES).toBeGreaterThan(1 * MiB);
+  });
+
+  it('bounds every other tool-call message: an invocation request is at most an MCP body', () => {
+    expect(MCP_BODY_MAX_BYTES + COMMIT_MESSAGE_OVERHEAD_MAX_BYTES).toBeLessThan(
+      COMMIT_MESSAGE_MAX_BYTES,
+    );
+    expect(A2A_BODY_MAX_BYTES).toBeLessThan(MCP_BODY_MAX_BYTES);
   });
 });

@@ -20,6 +20,17 @@ export const PLAN_PAYLOAD_MAX_BYTES = 1 * MiB;
 /** NATS max_payload World's deployments configure (DESIGN.md §1); every message fits under it. */
 export const NATS_MAX_PAYLOAD_BYTES = 8 * MiB;
 
+/**
+ * Characters of the standard padded base64 of `bytes` bytes: 4 per 3 bytes, rounded up
+ * (RFC 4648 §4). Object payloads travel so on the bus (world-spec §2.13 wire form).
+ * @throws RangeError when bytes is not a non-negative integer
+ */
+export function base64Length(bytes: number): number {
+  if (!Number.isInteger(bytes) || bytes < 0)
+    throw new RangeError(`byte count must be a non-negative integer, got ${bytes}`);
+  return 4 * Math.ceil(bytes / 3);
+}
+
 /** Log and lookup pages: default 100 when absent or < 1, at most 500 (world-spec §5.1). */
 export const PAGE_DEFAULT = 100;
 export const PAGE_MAX = 500;
@@ -44,6 +55,33 @@ export const MCP_TASK_ID_BYTES = 32;
 export const PLAN_MAX_EFFECTS = 1;
 /** A plan effect id is 1-16 of [a-z0-9] (plan law L2, world-spec §2.5). */
 export const PLAN_EFFECT_ID_MAX_CHARS = 16;
+
+/**
+ * Everything in one `ledger.commit` message besides the five large payloads counted in
+ * COMMIT_MESSAGE_MAX_BYTES: the packet's own fields (pattern, id, trace context), the commit's
+ * header fields, the seven wire objects' envelopes (hash, interface hash, semantic id,
+ * provenance: each at most 256 characters), the invocation record, the effect record, and the
+ * plan's and effect request's fields around their one payload. Measured on the real encoders
+ * with every envelope string and id at its longest: 8 870 bytes of a 6 999 390-byte message
+ * (packages/runtime/src/nats-transport.spec.ts); 64 KiB leaves room for longer descriptor names.
+ */
+export const COMMIT_MESSAGE_OVERHEAD_MAX_BYTES = 64 * 1024;
+
+/**
+ * The largest `ledger.commit` message a tool call can send, in bytes on the wire (DESIGN.md §1):
+ * the input (INVOCATION_INPUT_MAX_BYTES), per planned effect its payload twice (in the plan and
+ * in the effect request, PLAN_PAYLOAD_MAX_BYTES each) and the handler's result
+ * (INVOCATION_OUTPUT_MAX_BYTES), the output (INVOCATION_OUTPUT_MAX_BYTES), every payload base64
+ * in its wire object, plus the overhead allowance. It is the largest message World sends for a tool call (an invocation request is
+ * bounded by the MCP body, 4 MiB), so a NATS server whose max_payload is below it could refuse a
+ * commit after its effect ran: every service refuses to start on such a server (exit 2).
+ */
+export const COMMIT_MESSAGE_MAX_BYTES =
+  base64Length(INVOCATION_INPUT_MAX_BYTES) +
+  PLAN_MAX_EFFECTS *
+    (2 * base64Length(PLAN_PAYLOAD_MAX_BYTES) + base64Length(INVOCATION_OUTPUT_MAX_BYTES)) +
+  base64Length(INVOCATION_OUTPUT_MAX_BYTES) +
+  COMMIT_MESSAGE_OVERHEAD_MAX_BYTES;
 /**
  * Tool costs (world-spec §3.0): a descriptor's `access` triple costs 0 (it only admits), its one
  * declared effect costs 1 call of budget.

@@ -14,7 +14,9 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import {
+  COMMIT_MESSAGE_MAX_BYTES,
   CONTRACTS,
+  NATS_MAX_PAYLOAD_BYTES,
   SHUTDOWN_DRAIN_MS,
   TransportTimeoutError,
   errorFromWire,
@@ -29,6 +31,7 @@ import {
   type RequestSubject,
   type SubjectName,
 } from '@world/contracts';
+import { ConfigError } from './config.js';
 import type { ReplyPacket, RequestOptions, RpcClient } from './rpc.js';
 import { InFlight } from './inflight.js';
 import { logger } from './logger.js';
@@ -133,6 +136,40 @@ export function coalesceWrites(nc: NatsConnection): void {
   };
 }
 
+/**
+ * Refuses a NATS server whose `max_payload` (from its INFO at connect) is below what World's
+ * largest commit needs (COMMIT_MESSAGE_MAX_BYTES): on such a server an effect could run and
+ * then its commit be refused by the bus (DESIGN.md §1; ecosystem §8 "The machine's own NATS").
+ * Every service connects through here, so each one exits 2 with this line before it serves.
+ * @param nc a connected connection (closed here before the throw)
+ * @param url the server's URL, for the message
+ * @throws ConfigError `NATS max_payload is <n> bytes at <url>; World needs at least <m> …`
+ */
+export async function assertMaxPayload(nc: NatsConnection, url: string): Promise<void> {
+  const maxPayload = nc.info?.max_payload;
+  if (maxPayload === undefined || maxPayload >= COMMIT_MESSAGE_MAX_BYTES) return;
+  await nc.close().catch(() => undefined);
+  throw new ConfigError(maxPayloadProblem(maxPayload, url));
+}
+
+/** The one line a service prints when the server's max_payload is too small (assertMaxPayload). */
+export function maxPayloadProblem(maxPayload: number, url: string): string {
+  return (
+    `NATS max_payload is ${maxPayload} bytes at ${url}; World needs at least ` +
+    `${COMMIT_MESSAGE_MAX_BYTES} (its largest commit message, COMMIT_MESSAGE_MAX_BYTES): ` +
+    `set max_payload: ${NATS_MAX_PAYLOAD_BYTES} in the server's configuration (infra/nats/nats.conf)`
+  );
+}
+
+/**
+ * The bytes a request packet puts on the wire: Nest's `{pattern, data, id}` with World's call
+ * meta (trace parent, invocation id), as JSON. NatsRpcClient sends exactly this; the commit size
+ * bound (COMMIT_MESSAGE_MAX_BYTES) is measured with it.
+ */
+export function requestPacket(subject: RequestSubject, data: unknown): string {
+  return JSON.stringify({ pattern: subject, data, id: randomUUID(), ...currentCallMeta() });
+}
+
 function isBroadcast(subject: string): boolean {
   const contract = (CONTRACTS as Record<string, { kind: string; broadcast?: boolean }>)[subject];
   return contract?.kind === 'event' && contract.broadcast === true;
@@ -167,11 +204,12 @@ export class PrefixedNatsServer extends ServerNats {
   /**
    * The server's connection: the shared one when the options name it (not owned), else a new one
    * (owned) that writes once per event-loop turn (coalesceWrites).
-   * @throws when the server cannot be reached
+   * @throws when the server cannot be reached; ConfigError when its max_payload is too small
    */
   override async createNatsClient(): Promise<NatsConnection> {
     if (this.transport.connection !== undefined) return this.transport.connection;
     const nc = (await super.createNatsClient()) as unknown as NatsConnection;
+    await assertMaxPayload(nc, this.transport.url);
     coalesceWrites(nc);
     return nc;
   }
@@ -341,7 +379,11 @@ export class NatsRpcClient implements RpcClient {
     void nc.closed().then(() => this.failPending('connection closed'));
   }
 
-  /** Connects to NATS. @throws when the server cannot be reached */
+  /**
+   * Connects to NATS.
+   * @throws when the server cannot be reached; ConfigError when its max_payload is below
+   *   COMMIT_MESSAGE_MAX_BYTES (assertMaxPayload)
+   */
   static async connect(url: string, prefix: string, name: string): Promise<NatsRpcClient> {
     const nc = await connect({
       servers: [url],
@@ -349,6 +391,7 @@ export class NatsRpcClient implements RpcClient {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
     });
+    await assertMaxPayload(nc, url);
     coalesceWrites(nc);
     return new NatsRpcClient(nc, prefix);
   }
@@ -366,12 +409,7 @@ export class NatsRpcClient implements RpcClient {
     data: RequestOf<S>,
     options: RequestOptions,
   ): Promise<ReplyOf<S>> {
-    const packet = JSON.stringify({
-      pattern: subject,
-      data,
-      id: randomUUID(),
-      ...currentCallMeta(),
-    });
+    const packet = requestPacket(subject, data);
     const msg = await this.send(subject, packet, options.timeoutMs);
     let reply: ReplyPacket;
     try {

@@ -1,3 +1,4 @@
 export * from './env.js';
 export * from './process.js';
 export * from './lock-orphan.js';
+export * from './nats-server.js';

@@ -21,6 +21,9 @@ export type ServiceName = (typeof SERVICES)[number];
 /** How many processes of each service. */
 export type Replicas = Record<ServiceName, number>;
 
+/** The exit code of a process that refused its configuration (runMain, DESIGN.md §5). */
+const CONFIG_EXIT_CODE = 2;
+
 /** How long `stop()` waits for a SIGTERM'd process before it sends SIGKILL. */
 export const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + UP_STOP_MARGIN_MS;
 
@@ -156,7 +159,8 @@ export const PARENT_WATCH_URL = new URL('../../dist/system/parent-watch.js', imp
  * as replica `replica`, detached in a process group of its own; it ends itself when `world up`
  * dies (parent-watch.ts).
  * Its JSON log lines (stdout and stderr) go to `onLine`; it is ready when it logs msg "ready",
- * whose `healthPort` (when present) is recorded.
+ * whose `healthPort` (when present) is recorded. One that exits 2 before it is ready refused its
+ * configuration: `ready` rejects with CliError exit 2 carrying its last stderr line.
  */
 export function spawnService(
   service: ServiceName,
@@ -185,11 +189,14 @@ export function spawnService(
   };
   proc.ready = new Promise<void>((resolve, reject) => {
     let partial: Record<'out' | 'err', string> = { out: '', err: '' };
+    /** the last line on stderr: a refused configuration's one line (exit 2) */
+    let lastError = '';
     const watch = (stream: 'out' | 'err') => (buf: Buffer) => {
       const lines = (partial[stream] + buf.toString('utf8')).split('\n');
       partial = { ...partial, [stream]: lines.pop() ?? '' };
       for (const line of lines) {
         if (line === '') continue;
+        if (stream === 'err') lastError = line;
         options.onLine(replica, line);
         if (line.includes('"msg":"ready"')) {
           const port = readyHealthPort(line);
@@ -202,7 +209,10 @@ export function spawnService(
     child.stderr!.on('data', watch('err'));
     void exited.then(({ code, signal }) =>
       reject(
-        new CliError(`${replica} exited (code ${code}, signal ${signal}) before it was ready`),
+        code === CONFIG_EXIT_CODE
+          ? // A service refused its configuration (runMain): `world up` refuses with its line.
+            new CliError(`${replica} refused to start: ${lastError}`, CONFIG_EXIT_CODE)
+          : new CliError(`${replica} exited (code ${code}, signal ${signal}) before it was ready`),
       ),
     );
   });
