@@ -2,6 +2,8 @@ import {
   A2A_BODY_MAX_BYTES,
   CALL_DEADLINE_MS,
   COMMIT_MESSAGE_MAX_BYTES,
+  EPISODE_LEASE_RENEW_MS,
+  EPISODE_LEASE_TTL_MS,
   COMMIT_MESSAGE_OVERHEAD_MAX_BYTES,
   INVOCATION_INPUT_MAX_BYTES,
   INVOCATION_OUTPUT_MAX_BYTES,
@@ -86,5 +88,12 @@ describe('COMMIT_MESSAGE_MAX_BYTES (DESIGN.md §1: an effect whose commit cannot
       COMMIT_MESSAGE_MAX_BYTES,
     );
     expect(A2A_BODY_MAX_BYTES).toBeLessThan(MCP_BODY_MAX_BYTES);
+  });
+});
+
+describe('EPISODE_LEASE_TTL_MS (DESIGN.md §2: a dead holder stalls its episode briefly)', () => {
+  it('lasts 3 s and is renewed every third of it', () => {
+    expect([EPISODE_LEASE_TTL_MS, EPISODE_LEASE_RENEW_MS]).toEqual([3_000, 1_000]);
+    expect(EPISODE_LEASE_RENEW_MS * 3).toBe(EPISODE_LEASE_TTL_MS);
   });
 });

@@ -129,7 +129,10 @@ export interface DeadlineTable {
   planMs: number;
   /** the AILANG supervisor's timeout: 2 s under the handler cap so it reports first */
   policyTimeoutMs: number;
-  /** how long a lease outlives its holder before another planner may take it over */
+  /**
+   * how long a keyed invocation's claim outlives its holder before a resend may take it over (the
+   * episode lease is shorter and renewed: EPISODE_LEASE_TTL_MS)
+   */
   leaseTtlMs: number;
 }
 
@@ -161,6 +164,15 @@ export function deadlineTable(totalMs: number = CALL_DEADLINE_MS): DeadlineTable
 
 // ---------------------------------------------------------------- broker
 
+/**
+ * An episode lease (DESIGN.md §2 "Per-episode serialization") lasts 3 s past its last renewal, so
+ * a holder that is SIGKILLed stalls its episode for at most 3 s; while its call runs the holder
+ * renews it every EPISODE_LEASE_RENEW_MS (the broker while the handler and its records run, the
+ * planner from the execute reply to the release), so a live call keeps it for its whole deadline.
+ */
+export const EPISODE_LEASE_TTL_MS = 3_000;
+/** A third of the lease: two renewals in a row may be late or lost before the lease lapses. */
+export const EPISODE_LEASE_RENEW_MS = EPISODE_LEASE_TTL_MS / 3;
 /** A lease waiter re-reads the episode row at least this often when no release wakes it (DESIGN.md §2). */
 export const LEASE_POLL_MS = 1_000;
 /** `git worktree add` / copying a source tree for a new episode ends after 60 s. */

@@ -12,3 +12,4 @@ export * from './service.js';
 export * from './metrics.js';
 export * from './health.js';
 export * from './inflight.js';
+export * from './renewal.js';

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { canonicalBytes, objectJson, toWireObject, type WorldObject } from '@world/canonical';
+import { objectJson, toWireObject, type WorldObject } from '@world/canonical';
 import {
   BadRequestError,
-  INVOCATION_OUTPUT_MAX_BYTES,
   NoHandlerError,
   SessionUnknownError,
   type DenialLabel,
@@ -19,12 +18,12 @@ import {
 } from '@world/runtime';
 import { EpisodeLease } from '../episodes/lease.js';
 import { worktreeProblem } from '../episodes/worktree.js';
-import type { EffectHandler, HandlerContext } from '../handlers/registry.js';
-import { BROKER_TOOL_REF } from '../handlers/tool-identity.js';
+import type { EffectHandler } from '../handlers/registry.js';
 import { PolicyFiles } from '../policy/policy-files.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { HANDLERS, type HandlerRegistry } from '../settings.js';
 import { decide } from './decide.js';
+import { runHandler } from './run-handler.js';
 import {
   effectRecord,
   effectRecordObject,
@@ -47,7 +46,6 @@ const BUDGET_DENIAL: DenialLabel = 'denied:budget';
 
 type ExecuteRequest = ParsedRequestOf<'broker.effect.execute'>;
 type ExecuteReply = ReplyOf<'broker.effect.execute'>;
-type HandlerRun = { ok: true; output: Record<string, unknown> } | { ok: false; reason: string };
 
 /**
  * `broker.effect.execute`, the broker's heart (world-spec §2.7–§2.9, world-internals §5,
@@ -199,7 +197,7 @@ export class ExecuteEffect {
         if (leaseMark !== undefined) observePhase(this.replica, 'lease', leaseMark);
       }
     }
-    const { fence, start, ordinal } = begun;
+    const { fence, start } = begun;
     if (start.kind === 'denied') {
       this.executed({ invocationId, episodeId, effect, status: 'denied', ordinal: null, denial });
       if (denial === BUDGET_DENIAL)
@@ -207,9 +205,48 @@ export class ExecuteEffect {
       return reply(fence, 'denied', start.record, null, start.objects);
     }
     crashpoint('after-intent');
+    // The lease taken in tx1 is short (EPISODE_LEASE_TTL_MS): renewed here until the reply, so
+    // it lapses soon after this process dies; losing it stops the handler.
+    const leaseLost = new AbortController();
+    const renewal =
+      request.acquire === undefined
+        ? undefined
+        : this.lease.keep({ episodeId, fence, ...request.acquire }, () => leaseLost.abort());
+    try {
+      return await this.runAndRecord(request, handler, begun, {
+        requestObject,
+        ask,
+        budgetBefore,
+        context: { episodeId, worktree, scope, policy },
+        leaseLost: leaseLost.signal,
+      });
+    } finally {
+      void renewal?.stop();
+    }
+  }
 
+  /**
+   * Steps 3 and 4: runs the handler (stopped when `leaseLost` aborts) and writes tx2 (result,
+   * record, outcome); returns the reply.
+   */
+  private async runAndRecord(
+    request: ExecuteRequest,
+    handler: EffectHandler,
+    begun: BeginResult,
+    step: {
+      requestObject: WorldObject;
+      ask: { effect: string; scope: string; cost: number };
+      budgetBefore: number;
+      context: Parameters<typeof runHandler>[2];
+      leaseLost: AbortSignal;
+    },
+  ): Promise<ExecuteReply> {
+    const { episodeId, invocationId } = request;
+    const { effect } = request.effect;
+    const { fence, ordinal } = begun;
+    const { requestObject, ask, budgetBefore } = step;
     const executeMark = startMark();
-    const ran = await this.runHandler(handler, request, { episodeId, worktree, scope, policy });
+    const ran = await runHandler(handler, request, step.context, step.leaseLost);
     observePhase(this.replica, 'execute', executeMark);
     crashpoint('after-handler');
 
@@ -278,65 +315,6 @@ export class ExecuteEffect {
       status: fields.status,
     });
     log.info({ replica: this.replica, ...fields }, 'effect executed');
-  }
-
-  /**
-   * Runs a handler under its op allowlist and scope list (world-spec §2.6), bounded by
-   * handlerMs, and stamps `tool` and `policy_digest` on its output (world-spec §3.0).
-   * Never throws: every failure is a reason.
-   */
-  private async runHandler(
-    handler: EffectHandler,
-    request: ExecuteRequest,
-    base: Omit<HandlerContext, 'deadline' | 'signal' | 'policy'> & {
-      policy: HandlerContext['policy'];
-    },
-  ): Promise<HandlerRun> {
-    const { effect, payload } = request.effect;
-    const op = handler.opOf === undefined ? payload.op : handler.opOf(payload);
-    if (typeof op !== 'string' || !handler.ops.includes(op)) {
-      return { ok: false, reason: `op ${JSON.stringify(op ?? null)} is not allowed for ${effect}` };
-    }
-    if (!handler.scopes.includes(base.scope)) {
-      return { ok: false, reason: `scope "${base.scope}" is not served by the ${effect} handler` };
-    }
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new Error(`handler exceeded ${request.handlerMs} ms`));
-      }, request.handlerMs);
-    });
-    try {
-      const ctx: HandlerContext = {
-        ...base,
-        deadline: Date.now() + request.handlerMs,
-        signal: controller.signal,
-      };
-      const raw = await Promise.race([handler.run(payload, ctx), timeout]);
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-        return { ok: false, reason: 'handler output is not a JSON object' };
-      }
-      if (Object.hasOwn(raw, 'world'))
-        return { ok: false, reason: 'handler output carries the reserved key "world"' };
-      const output =
-        handler.stamp === false
-          ? raw
-          : { ...raw, tool: handler.tool ?? BROKER_TOOL_REF, policy_digest: base.policy.digest };
-      const bytes = canonicalBytes(output);
-      if (bytes.length > INVOCATION_OUTPUT_MAX_BYTES) {
-        return {
-          ok: false,
-          reason: `handler output is ${bytes.length} bytes, over ${INVOCATION_OUTPUT_MAX_BYTES}`,
-        };
-      }
-      return { ok: true, output: JSON.parse(bytes.toString('utf8')) as Record<string, unknown> };
-    } catch (err) {
-      return { ok: false, reason: (err as Error)?.message ?? String(err) };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
 

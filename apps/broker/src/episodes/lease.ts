@@ -1,13 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   DeadlineExceededError,
+  EPISODE_LEASE_RENEW_MS,
   LEASE_POLL_MS,
   LeaseLostError,
   type ParsedRequestOf,
 } from '@world/contracts';
-import { REPLICA, elapsedSeconds, startMark, worldMetrics } from '@world/runtime';
+import {
+  REPLICA,
+  elapsedSeconds,
+  renewEvery,
+  serviceLogger,
+  startMark,
+  worldMetrics,
+  type Renewal,
+} from '@world/runtime';
 import { EpisodesRepository, type LeaseGrant } from './episodes.repository.js';
 import { LeaseSignals } from './lease-signals.js';
+
+const log = serviceLogger('broker');
 
 /** What `acquire` needs: the episode, a holder name, the lease ttl and how long to wait (ms). */
 export type AcquireInput = ParsedRequestOf<'broker.episode.acquire'>;
@@ -96,6 +107,40 @@ export class EpisodeLease {
     );
     if (expiresAt === null) throw new LeaseLostError(input.episodeId, input.fence);
     return { expiresAt };
+  }
+
+  /**
+   * Keeps a lease this replica's call holds: renews it to now + ttlMs every
+   * EPISODE_LEASE_RENEW_MS (a third of ttlMs when that is shorter) until stop(), so the lease
+   * outlives a live call however long its handler runs, and lapses within ttlMs of this process
+   * dying (DESIGN.md §2; EPISODE_LEASE_TTL_MS). A renewal that finds the lease gone
+   * (LeaseLostError: it lapsed and another call took it) calls `onLost` once and stops; any other
+   * failure is logged and the next renewal tries again.
+   * @param lease the episode, the holder and fence it holds, and the ttl it was taken with (ms)
+   */
+  keep(
+    lease: { episodeId: string; holder: string; fence: number; ttlMs: number },
+    onLost: () => void,
+  ): Renewal {
+    const interval = Math.max(1, Math.min(EPISODE_LEASE_RENEW_MS, Math.floor(lease.ttlMs / 3)));
+    return renewEvery(
+      interval,
+      async () => {
+        await this.renew(lease);
+      },
+      (err) => {
+        if (err instanceof LeaseLostError) {
+          log.error(
+            { episodeId: lease.episodeId, fence: lease.fence },
+            'episode lease lost while its effect ran',
+          );
+          onLost();
+          return 'stop';
+        }
+        log.warn({ err, episodeId: lease.episodeId }, 'lease renewal failed; the next one retries');
+        return 'continue';
+      },
+    );
   }
 
   /** Frees the lease and wakes waiters. @returns released:false when holder+fence did not hold it */

@@ -9,10 +9,13 @@
  * both write it back). Every call carries `_meta["world/taskId"]`, so its invocation id
  * (`mcp:<episode>:<task>`) is known to the test and failed calls can be resent safely.
  *
- * Each describe block starts its own World on a fresh database: the 400-call load at the default
- * invocation deadline (every call must commit, even on a busy machine), the broker kill with a
- * short one (so the killed holder's lease expires within seconds). Timings are never asserted;
- * serialization is proven from the data (file lines, intent ordinals, log order, lease fences).
+ * Each describe block starts its own World on a fresh database, both at the default invocation
+ * deadline: the 400-call load (every call must commit, even on a busy machine), then a broker and
+ * a planner SIGKILLed mid-load. An episode lease lasts EPISODE_LEASE_TTL_MS past its holder's
+ * last renewal, so a call sent right after a kill to an episode the dead process held commits
+ * within its lease wait (6 s at the default deadline); the stall each kill caused (kill → lease
+ * taken over) is measured and printed, never asserted. Serialization is proven from the data
+ * (file lines, intent ordinals, log order, lease fences).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -48,14 +51,13 @@ import {
 
 const REPLICAS = 'gateway=2,planner=2,broker=3,ledger=2';
 /**
- * The kill scenario's invocation deadline, shorter than the default 20 s so a killed holder's
- * lease (ttl derived from it) expires within seconds; calls failing under load there are
- * classified, not forbidden.
+ * Both blocks run at the default invocation deadline: the 400-call load's calls must all commit on
+ * a busy 2-core machine, and in the kill scenarios (where calls failing under load are
+ * classified, not forbidden) a call's lease wait (6 s) outlasts a dead holder's lease.
  */
-const KILL_DEADLINE_MS = 8_000;
-const KILL_DEADLINES = deadlineTable(KILL_DEADLINE_MS);
-/** The 400-call load runs with the default deadline: its calls must all commit on a busy 2-core machine. */
-const LOAD_DEADLINE_MS = CALL_DEADLINE_MS;
+const DEADLINE_MS = CALL_DEADLINE_MS;
+const DEADLINES = deadlineTable(DEADLINE_MS);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const WORKERS = 16;
 const BROKERS = ['broker-1', 'broker-2', 'broker-3'];
 const VICTIM = 'broker-2';
@@ -374,6 +376,53 @@ function useScaledWorld(label: string, callDeadlineMs: number) {
     return values;
   }
 
+  /**
+   * What a kill cost the episodes it left holding a lease: right after the kill (`killedAt`, epoch
+   * ms), one probe call per episode (task `<episode>-<label>`, through gateway 1, on clients made
+   * beforehand) while the episodes' lease fences are polled. Returns each probe's answer with the
+   * ms from the kill to it, and the ms from the kill to the episode's lease being taken by
+   * another call (fence above `fence`, as read at the kill): the stall, measured, never asserted.
+   */
+  async function probeAfterKill(
+    label: string,
+    held: Array<{ id: string; fence: number }>,
+    killedAt: number,
+    probeClients: Map<string, Caller>,
+  ): Promise<
+    Array<{ episode: string; answer: Answer; answeredMs: number; takenOverMs: number | null }>
+  > {
+    const takenOver = new Map<string, number>();
+    let probing = true;
+    const polling = (async () => {
+      while (probing && takenOver.size < held.length) {
+        const rows = await q<{ id: string; lease_fence: string }>(
+          'SELECT id, lease_fence FROM broker.episodes WHERE id = ANY($1)',
+          [held.map((h) => h.id)],
+        );
+        const at = Date.now() - killedAt;
+        for (const r of rows) {
+          const before = held.find((h) => h.id === r.id)!.fence;
+          if (Number(r.lease_fence) > before && !takenOver.has(r.id)) takenOver.set(r.id, at);
+        }
+        await sleep(20);
+      }
+    })();
+    const probes: Answer[] = [];
+    const answered = await Promise.all(
+      held.map(async (h) => {
+        const answer = await callOnce(
+          { id: `${h.id}-${label}`, worker: 300, episode: h.id, gateway: 1 },
+          probes,
+          probeClients.get(h.id)!,
+        );
+        return { episode: h.id, answer, answeredMs: Date.now() - killedAt };
+      }),
+    );
+    probing = false;
+    await polling;
+    return answered.map((a) => ({ ...a, takenOverMs: takenOver.get(a.episode) ?? null }));
+  }
+
   beforeAll(async () => {
     for (const service of SERVICES) {
       if (!existsSync(serviceEntry(service)))
@@ -443,12 +492,13 @@ function useScaledWorld(label: string, callDeadlineMs: number) {
       journalLines,
       metricsOf,
       counters,
+      probeAfterKill,
     }),
   };
 }
 
 describe(`world up --replicas ${REPLICAS} under load`, () => {
-  const world = useScaledWorld('scale', LOAD_DEADLINE_MS);
+  const world = useScaledWorld('scale', DEADLINE_MS);
 
   it('starts 2 gateways on consecutive ports, 2 planners, 3 brokers and 2 ledgers, each gateway serving /metrics', async () => {
     const { up, db, q } = world.get();
@@ -611,7 +661,7 @@ describe(`world up --replicas ${REPLICAS} under load`, () => {
 });
 
 describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () => {
-  const world = useScaledWorld('scalekill', KILL_DEADLINE_MS);
+  const world = useScaledWorld('scalekill', DEADLINE_MS);
 
   it('survives a SIGKILLed broker mid-load: nothing runs twice, no entry is lost, leases are taken over, the restarted replica reports its indeterminate intents', async () => {
     const {
@@ -630,11 +680,15 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
       intentsOf,
       journalLines,
       metricsOf,
+      probeAfterKill,
     } = world.get();
     const episodes = Array.from({ length: PAIRS }, (_, i) => `k-${String(i).padStart(2, '0')}`);
     await createEpisodes(episodes, () => 100);
     const calls = planCalls('k', episodes, 30);
     const ids = calls.map(invocationOf);
+    // The probes' clients exist before the kill, so a probe's time is the call's, not a connect's.
+    const probeClients = new Map<string, Caller>();
+    for (const e of episodes) probeClients.set(e, await clientFor(300, e, 1));
     const entriesBefore = await checkLog();
     const answers: Answer[] = [];
     const load = drive(calls, answers);
@@ -650,6 +704,8 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
     const lock = new pg.Client({ connectionString: db.url });
     await lock.connect();
     let blocked = 0;
+    let killedAt = 0;
+    let fencesAtKill: Array<{ id: string; fence: number }> = [];
     for (let attempt = 0; blocked === 0; attempt++) {
       expect(attempt).toBeLessThan(20);
       await lock.query('BEGIN');
@@ -666,18 +722,33 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
         'a victim call waiting to write its outcome',
       ).catch(() => 0);
       if (blocked > 0) {
+        fencesAtKill = (
+          await q('SELECT id, lease_fence FROM broker.episodes WHERE id = ANY($1)', [episodes])
+        ).map((r) => ({ id: r.id as string, fence: Number(r.lease_fence) }));
+        killedAt = Date.now();
         safeKill(victim.child.pid!, 'SIGKILL');
         await victim.exited;
       }
       await lock.query('ROLLBACK');
     }
     await lock.end();
-    const killedAt = answers.length;
+    const answersAtKill = answers.length;
     const linesAtKill = lines.length;
     const heldAtKill = await q<{ id: string; lease_holder: string; lease_fence: string }>(
       'SELECT id, lease_holder, lease_fence FROM broker.episodes WHERE id = ANY($1) AND lease_holder IS NOT NULL',
       [episodes],
     );
+    // One call on every episode right after the kill: each commits within its lease wait, also
+    // where the dead broker's call held the lease (it lapses EPISODE_LEASE_TTL_MS after the last
+    // renewal instead of a whole call deadline later).
+    const probes = await probeAfterKill('probe', fencesAtKill, killedAt, probeClients);
+    expect(
+      probes.map((p) => [
+        p.episode,
+        p.answer.kind,
+        p.answer.kind === 'result' ? p.answer.status : p.answer.message,
+      ]),
+    ).toEqual(episodes.map((e) => [e, 'result', 'ok']));
 
     await load;
     // Every call answered: a committed result or an error.
@@ -686,7 +757,9 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
     // Every failure is one a caller may resend with the same task id.
     expect(failed.filter((a) => !isRetryableFailure(a))).toEqual([]);
     // The survivors kept serving after the kill (the victim's last lines may still arrive late).
-    expect(answers.slice(killedAt).filter((a) => a.kind === 'result').length).toBeGreaterThan(0);
+    expect(answers.slice(answersAtKill).filter((a) => a.kind === 'result').length).toBeGreaterThan(
+      0,
+    );
     expect(
       new Set(
         executed(linesAtKill)
@@ -739,7 +812,7 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
         );
         return row.n === 0 ? true : undefined;
       },
-      KILL_DEADLINES.leaseTtlMs * 2,
+      DEADLINES.leaseTtlMs * 2,
       'every claim ended or expired',
     );
     const journal = await journalOf(ids);
@@ -791,6 +864,13 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
       lost.has(h.lease_holder.slice(h.lease_holder.indexOf('/') + 1)),
     );
     expect(deadHolders.length).toBeGreaterThan(0);
+    // The stall the kill caused on each episode the victim's calls held (measured, not asserted).
+    for (const h of deadHolders) {
+      const p = probes.find((x) => x.episode === h.id)!;
+      process.stdout.write(
+        `broker SIGKILL stall on ${h.id}: lease taken over ${p.takenOverMs} ms after the kill; probe call answered after ${p.answeredMs} ms\n`,
+      );
+    }
     for (const h of deadHolders) {
       const extra: Answer[] = [];
       const after = await callOnce(
@@ -812,6 +892,7 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
     const total = await checkLog();
     const finalJournal = await journalOf([
       ...ids,
+      ...episodes.map((e) => `mcp:${e}:${e}-probe`),
       ...deadHolders.map((h) => `mcp:${h.id}:${h.id}-after`),
     ]);
     const committed = [...finalJournal.values()]
@@ -849,5 +930,97 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
       expect(journalFile.filter((id) => !maybe.has(id))).toEqual([]);
       expect([e, spend.get(e)]).toEqual([e, mine.length]);
     }
+  }, 240_000);
+
+  it('stalls the episodes a SIGKILLed planner held only until their leases lapse: a call sent right after the kill commits, the log stays dense', async () => {
+    const { up, db, q, createEpisodes, clientFor, drive, checkLog, journalOf, probeAfterKill } =
+      world.get();
+    const episodes = Array.from({ length: PAIRS }, (_, i) => `p-${String(i).padStart(2, '0')}`);
+    await createEpisodes(episodes, () => 100);
+    const calls = planCalls('p', episodes, 20);
+    const probeClients = new Map<string, Caller>();
+    for (const e of episodes) probeClients.set(e, await clientFor(300, e, 1));
+    const entriesBefore = await checkLog();
+    const answers: Answer[] = [];
+    const load = drive(calls, answers);
+    await eventually(
+      () => (answers.length >= 40 ? true : undefined),
+      60_000,
+      'a quarter of the load',
+    );
+
+    // Freeze every commit (a table lock the test holds), then kill planner-1 while calls of its
+    // hold episode leases: their commits wait, so the leases are held by a process about to die.
+    const victim = up.processes.find((p) => p.replica === 'planner-1')!;
+    const lock = new pg.Client({ connectionString: db.url });
+    await lock.connect();
+    let held: Array<{ id: string; fence: number }> = [];
+    let killedAt = 0;
+    for (let attempt = 0; held.length === 0; attempt++) {
+      expect(attempt).toBeLessThan(20);
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
+      held = await eventually(
+        async () => {
+          const rows = await q(
+            "SELECT id, lease_fence FROM broker.episodes WHERE id = ANY($1) AND lease_holder LIKE 'planner-1/%'",
+            [episodes],
+          );
+          return rows.length > 0
+            ? rows.map((r) => ({ id: r.id as string, fence: Number(r.lease_fence) }))
+            : undefined;
+        },
+        2_000,
+        'a lease held by a call of planner-1',
+      ).catch(() => []);
+      if (held.length > 0) {
+        killedAt = Date.now();
+        safeKill(victim.child.pid!, 'SIGKILL');
+        await victim.exited;
+      }
+      await lock.query('ROLLBACK');
+    }
+    await lock.end();
+
+    // A call on each of those episodes, sent at once, commits: the dead planner's leases lapse
+    // EPISODE_LEASE_TTL_MS after its last renewal, within the probe's lease wait.
+    const probes = await probeAfterKill('probe', held, killedAt, probeClients);
+    expect(
+      probes.map((p) => [
+        p.episode,
+        p.answer.kind,
+        p.answer.kind === 'result' ? p.answer.status : p.answer.message,
+      ]),
+    ).toEqual(held.map((h) => [h.id, 'result', 'ok']));
+    for (const p of probes)
+      process.stdout.write(
+        `planner SIGKILL stall on ${p.episode}: lease taken over ${p.takenOverMs} ms after the kill; probe call answered after ${p.answeredMs} ms\n`,
+      );
+
+    await load;
+    expect(answers).toHaveLength(160);
+    // Every failure is one a caller may resend with the same task id (the dead planner's calls).
+    expect(answers.filter((a) => a.kind === 'error' && !isRetryableFailure(a))).toEqual([]);
+    // The log is dense and linked, each committed invocation owns one entry, every answered
+    // result is committed, and nothing ran twice.
+    const total = await checkLog();
+    const journal = await journalOf([
+      ...calls.map(invocationOf),
+      ...held.map((h) => `mcp:${h.id}:${h.id}-probe`),
+    ]);
+    const committed = [...journal.values()]
+      .filter((j) => j.state === 'committed')
+      .map((j) => j.entryIndex!)
+      .sort((a, b) => a - b);
+    expect(committed).toEqual(
+      Array.from({ length: total - entriesBefore }, (_, i) => entriesBefore + i),
+    );
+    for (const a of answers.filter((x) => x.kind === 'result'))
+      expect(journal.get(invocationOf(a.call))?.state).toBe('committed');
+    expect(
+      await q(
+        'SELECT invocation_id FROM broker.effect_intents GROUP BY invocation_id HAVING count(*) > 1',
+      ),
+    ).toEqual([]);
   }, 240_000);
 });

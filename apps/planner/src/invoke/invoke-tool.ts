@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { decodeBase64, fromWireObject, toWireObject, type WorldObject } from '@world/canonical';
 import {
   BadRequestError,
+  EPISODE_LEASE_TTL_MS,
   EffectsUnrecordedError,
   INVOCATION_INPUT_MAX_BYTES,
   INVOCATION_OUTPUT_MAX_BYTES,
@@ -39,6 +40,7 @@ import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js'
 import { committedOutcome, failedOutcome } from './call-outcome.js';
 import { composeOutput, type ComposedEffect } from './compose-output.js';
 import { jsonObject, requestHashOf } from './json-object.js';
+import { keepEpisodeLease } from './keep-lease.js';
 import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
 
 type InvokeRequest = ParsedRequestOf<'planner.invoke'>;
@@ -260,7 +262,7 @@ export class InvokeTool {
           invocationId: inv.invocationId,
           credentialId: inv.req.session.credentialId,
           episodeId: inv.req.session.episodeId,
-          acquire: { holder, ttlMs: d.leaseTtlMs, waitMs },
+          acquire: { holder, ttlMs: EPISODE_LEASE_TTL_MS, waitMs },
           now: inv.started,
           effect,
           handlerMs: d.handlerMs,
@@ -281,6 +283,12 @@ export class InvokeTool {
       throw err;
     }
     const records = [exec.recordRef];
+    const renewal = keepEpisodeLease(this.rpc, {
+      episodeId: inv.req.session.episodeId,
+      holder,
+      fence: exec.fence,
+      invocationId: inv.invocationId,
+    });
     // Released without waiting (DESIGN.md §2), but counted: a shutdown waits for it.
     const release = () => {
       void this.background.track(
@@ -340,6 +348,7 @@ export class InvokeTool {
       log.error({ invocationId: inv.invocationId, records, cause }, 'effects unrecorded');
       throw new EffectsUnrecordedError(inv.invocationId, records, cause);
     } finally {
+      void renewal.stop();
       release();
     }
   }
