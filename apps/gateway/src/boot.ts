@@ -24,8 +24,10 @@ import { loadOperatorCredential } from './auth/operator-credential.js';
 import { SessionResolver } from './auth/session-resolver.js';
 import { assertBindAllowed, isLoopbackHost, parseBind, type BindAddress } from './config.js';
 import { GatewayModule } from './gateway.module.js';
+import { limitConnections } from './http/connections.js';
 import { hostOriginGuard, loopbackHostnames } from './http/host-origin.js';
 import { RestExceptionFilter } from './http/rest-exception.filter.js';
+import { ShutdownGate } from './http/shutdown-gate.js';
 import { SERVICE_NAME } from './identity.js';
 import type { LogSink } from './log.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
@@ -72,8 +74,9 @@ export interface RunningGateway extends RunningService {
  * Starts the HTTP edge: resolves the operator credential, connects to the other services, and
  * serves `/mcp`, `/v1/*` and the operator routes on `bind` (DESIGN.md §1), plus `/livez`,
  * `/readyz` and `/metrics`; every request is traced, counted and logged (observeHttp). The
- * gateway owns nothing durable; `close()` stops accepting connections, lets the requests in
- * flight answer (SHUTDOWN_DRAIN_MS), then releases its transport connection.
+ * gateway owns nothing durable; `close()` first refuses new requests (ShutdownGate), then stops
+ * accepting connections, lets the requests in flight answer (SHUTDOWN_DRAIN_MS), then releases
+ * its transport connection. Idle and surplus connections are bounded (limitConnections).
  * @throws ConfigError for a bind beyond loopback without `bindPublic`, or a bad operator token
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
@@ -105,6 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS,
   });
 
+  const gate = new ShutdownGate();
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(
@@ -120,7 +124,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           logStreamRunMs: options.logStreamRunMs,
           dbPath: options.dbPath ?? '',
         },
-        { checks },
+        { checks, isDraining: () => gate.isDraining },
       ),
       new ExpressAdapter(),
       // Bodies are read per route with the route's own limit (ecosystem.md §0.8, §8).
@@ -129,12 +133,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     app.disable('x-powered-by');
     // First: every request, even one a guard refuses, is traced, counted and logged.
     app.use(observeHttp(replica, pino));
+    // Then: a draining gateway takes no new request (ShutdownGate), counted and logged above.
+    app.use(gate.middleware);
     if (isLoopbackHost(bind.host)) app.use(hostOriginGuard(loopbackHostnames(bind.host)));
     app.useGlobalFilters(new RestExceptionFilter(log));
     // A slow client cannot hold a connection open by trickling headers or a body.
     const server = app.getHttpServer() as Server;
     server.headersTimeout = HTTP_READ_HEADER_TIMEOUT_MS;
     server.requestTimeout = HTTP_READ_TIMEOUT_MS;
+    // Nor can idle sockets pile up: closed after HTTP_IDLE_TIMEOUT_MS, at most HTTP_MAX_CONNECTIONS.
+    limitConnections(server, replica);
     await app.listen(bind.port, bind.host);
   } catch (err) {
     await app?.close().catch(() => undefined);
@@ -152,10 +160,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     operatorTokenFile: file,
     checks,
     async close() {
-      // Stop accepting connections and let the requests in flight answer (world-spec §7.2);
-      // whatever still holds a connection after the drain (a live log tail) is cut.
+      // First take no new call, also on kept-alive connections (readiness false, new requests
+      // 503 ShuttingDown, every connection closed after its answer in flight), and let the calls
+      // in flight answer (world-spec §7.2); then close the server: whatever still holds a
+      // connection when the drain time is over (a live log tail) is cut.
+      const cutAt = Date.now() + SHUTDOWN_DRAIN_MS;
+      gate.drain();
+      if (!(await gate.idle(SHUTDOWN_DRAIN_MS)))
+        pino.warn({ inFlight: gate.inFlight }, 'shutdown drain ended with requests in flight');
       const server = running.getHttpServer() as Server;
-      const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
+      const cut = setTimeout(() => server.closeAllConnections(), Math.max(0, cutAt - Date.now()));
       try {
         await running.close();
       } finally {

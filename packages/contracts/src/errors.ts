@@ -39,6 +39,8 @@ export const MESSAGES = {
   commitSessionAbsent:
     'a session credential is required: no Authorization Bearer header was present',
   internal: 'internal store failure',
+  shuttingDown:
+    'the gateway is shutting down and takes no new requests; send it to another replica',
   effectsUnrecordedPrefix:
     'effects were requested but the invocation was not confirmed committed; effect records:',
   uncertain: 'invocation outcome is not confirmed; resend the same task id',
@@ -152,6 +154,17 @@ export class ProjectionDeadlineExceededError extends WorldError {
 /** 503: a service did not answer (no responder, or the transport timed out before a reply). */
 export class ServiceUnavailableError extends WorldError {
   readonly errorClass = 'Unavailable';
+}
+
+/**
+ * 503: a gateway replica that began shutting down refuses every new request, also on a
+ * kept-alive connection, and closes that connection (world-spec §7.2 drain; README "Operations").
+ */
+export class ShuttingDownError extends WorldError {
+  readonly errorClass = 'ShuttingDown';
+  constructor(message: string = MESSAGES.shuttingDown) {
+    super(message);
+  }
 }
 
 /**
@@ -302,6 +315,7 @@ const RESTORERS: Record<string, Restorer> = {
   ProjectionUnavailable: (m) => new ProjectionUnavailableError(m),
   ProjectionDeadlineExceeded: (m) => new ProjectionDeadlineExceededError(m),
   Unavailable: (m) => new ServiceUnavailableError(m),
+  ShuttingDown: (m) => new ShuttingDownError(m),
   TransportTimeout: (m) => new TransportTimeoutError(m),
   Denial: (_m, d) => new DenialError(str(d.label), str(d.recordRef)),
   EffectsUnrecorded: (_m, d) =>

@@ -196,6 +196,18 @@ export const OPERATOR_TOKEN_BYTES = SESSION_TOKEN_BYTES;
 /** The gateway reads a request's headers within 5 s and its whole request within 30 s (world-internals §9). */
 export const HTTP_READ_HEADER_TIMEOUT_MS = 5_000;
 export const HTTP_READ_TIMEOUT_MS = 30_000;
+/**
+ * A gateway connection that sends nothing for 5 s is closed: a new one before its first request,
+ * a kept-alive one between requests (the read-header bound, so an idle socket costs no more than
+ * a slow header; Node's own keep-alive default is the same 5 s, above undici's 4 s client idle).
+ */
+export const HTTP_IDLE_TIMEOUT_MS = 5_000;
+/**
+ * At most 256 connections per gateway process at once; the server closes one beyond it at accept
+ * (counted in `world_http_connections_closed_total{reason="refused"}`). MCP and A2A clients keep
+ * a few connections each, so this is many agents per replica, and far under the descriptor limit.
+ */
+export const HTTP_MAX_CONNECTIONS = 256;
 
 // ---------------------------------------------------------------- ailang (packages/ailang)
 

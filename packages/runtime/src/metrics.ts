@@ -33,6 +33,10 @@ export interface WorldMetrics {
   ledgerHeadIndex: Gauge<'replica'>;
   /** `world_http_requests_total{replica,route,status}` (gateway) */
   httpRequests: Counter<'replica' | 'route' | 'status'>;
+  /** `world_http_connections{replica}` (gateway: connections open now) */
+  httpConnections: Gauge<'replica'>;
+  /** `world_http_connections_closed_total{replica,reason}` (gateway: refused at the cap, or idle) */
+  httpConnectionsClosed: Counter<'replica' | 'reason'>;
 }
 
 let metrics: WorldMetrics | undefined;
@@ -103,6 +107,18 @@ export function worldMetrics(): WorldMetrics {
       name: 'world_http_requests_total',
       help: 'HTTP requests answered by the gateway, by route template and status code',
       labelNames: ['replica', 'route', 'status'],
+      registers,
+    }),
+    httpConnections: new Gauge({
+      name: 'world_http_connections',
+      help: 'HTTP connections the gateway holds open',
+      labelNames: ['replica'],
+      registers,
+    }),
+    httpConnectionsClosed: new Counter({
+      name: 'world_http_connections_closed_total',
+      help: 'HTTP connections the gateway closed itself: refused (over the cap) or idle',
+      labelNames: ['replica', 'reason'],
       registers,
     }),
   };

@@ -16,6 +16,7 @@ import {
   ProjectionDeadlineExceededError,
   ProjectionUnavailableError,
   ServiceUnavailableError,
+  ShuttingDownError,
   SessionAbsentError,
   SessionExpiredError,
   SessionUnknownError,
@@ -142,6 +143,13 @@ describe('the REST column of the error table (world-spec §5.1)', () => {
       503,
       'Unavailable',
       'a World service is unavailable; retry the request',
+    ],
+    [
+      'a gateway that began shutting down',
+      new ShuttingDownError(),
+      503,
+      'ShuttingDown',
+      'the gateway is shutting down and takes no new requests; send it to another replica',
     ],
     [
       '§5.10 reusing a rest: id for another commit',

@@ -195,6 +195,7 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     restMessage: REST_MESSAGES.unavailable,
     mcp: HOST,
   },
+  ShuttingDown: { status: 503, restClass: 'ShuttingDown', mcp: HOST },
   DuplicateInvocation: {
     status: 400,
     restClass: 'BadRequest',

@@ -14,6 +14,6 @@ export class OpsController {
 
   @Get([OPS_ROUTES.live, OPS_ROUTES.ready, OPS_ROUTES.metrics])
   serve(@Req() req: Request, @Res() res: Response): Promise<void> {
-    return answerOps(req, res, this.ops.checks, false);
+    return answerOps(req, res, this.ops.checks, this.ops.isDraining?.() ?? false);
   }
 }

@@ -4,6 +4,8 @@ import type { ReadinessChecks } from '@world/runtime';
 export interface OpsContext {
   /** the gateway's readiness checks: its NATS connection (none in embedded mode) */
   checks: ReadinessChecks;
+  /** true once the gateway began shutting down: /readyz answers `draining` (default never) */
+  isDraining?: () => boolean;
 }
 
 /** Injection token of the OpsContext. */

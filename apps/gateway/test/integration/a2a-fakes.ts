@@ -68,8 +68,9 @@ function a2aModules(world: A2aWorld) {
       };
       if (behaviour.kind === 'throw') throw behaviour.error();
       if (behaviour.kind === 'hang') return new Promise(() => undefined);
+      const fields = behaviour.kind === 'held' ? await behaviour.until : behaviour.output;
       const output = {
-        ...behaviour.output,
+        ...fields,
         world: { effects: [{ id: 'e1', status: 'ok', record: ref('e') }], plan: ref('f') },
       };
       const bytes = canonicalBytes(output);

@@ -100,7 +100,9 @@ export function tool(
 export type InvokeBehaviour =
   | { kind: 'output'; output: Record<string, unknown> }
   | { kind: 'throw'; error: () => Error }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** answers with the output `until` resolves to (a call the test holds in flight) */
+  | { kind: 'held'; until: Promise<Record<string, unknown>> };
 
 /** A line the gateway logged. */
 export interface LogLine {
@@ -398,8 +400,9 @@ function fakeModules(world: FakeWorld) {
       };
       if (behaviour.kind === 'throw') throw behaviour.error();
       if (behaviour.kind === 'hang') return new Promise(() => undefined);
+      const fields = behaviour.kind === 'held' ? await behaviour.until : behaviour.output;
       const output = {
-        ...behaviour.output,
+        ...fields,
         world: { effects: [{ id: 'e1', status: 'ok', record: ref('e') }], plan: ref('f') },
       };
       const bytes = canonicalBytes(output);
