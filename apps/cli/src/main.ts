@@ -40,7 +40,8 @@ export function buildProgram(): Command {
       'processes per service, e.g. gateway=2,planner=2,broker=3,ledger=2',
     )
     .option('--quiet', "do not echo the services' log lines")
-    .action(async (opts: { replicas?: string; quiet?: boolean }) => {
+    .option('--no-restart', 'do not restart a replica that exits on its own (default: restart it)')
+    .action(async (opts: { replicas?: string; quiet?: boolean; restart: boolean }) => {
       const { upCommand } = await import('./commands/up.js');
       await upCommand(opts);
     });

@@ -302,6 +302,14 @@ export const UP_READY_TIMEOUT_MS = 60_000;
 export const UP_STOP_MARGIN_MS = 2_000;
 /** `--replicas` accepts 1-99 processes per service. */
 export const UP_MAX_REPLICAS = 99;
+/**
+ * `world up` restarts a replica that exits on its own after a back-off doubling from 500 ms to
+ * 30 s with each restart in a row (systemd's and Erlang supervisors' practice: a crash loop
+ * neither spins nor gives up); a replica that stays ready for 60 s starts again from 500 ms.
+ */
+export const UP_RESTART_BACKOFF_MIN_MS = 500;
+export const UP_RESTART_BACKOFF_MAX_MS = 30_000;
+export const UP_RESTART_STABLE_MS = 60_000;
 
 // ---------------------------------------------------------------- transparency log (packages/tlog)
 

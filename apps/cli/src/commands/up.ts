@@ -1,13 +1,15 @@
 import { underHomeLock, type HomeLockOptions } from '../system/home-lock.js';
 import { loadStartEnv } from './start.js';
 import { worldPaths } from '../system/paths.js';
+import { superviseReplicas } from '../system/supervise.js';
 import { parseReplicas, startUp, type UpSystem } from '../system/up.js';
 
 /**
  * `world up [--replicas …]`: starts each service as its own process against NATS_URL and
  * DATABASE_URL (distributed mode, DESIGN.md §5; startUp), prints the gateways, each process's
  * health port (/livez, /readyz, /metrics) and how to connect, and stops every process on
- * SIGINT/SIGTERM. A process that exits on its own is reported on stderr. Holds the exclusive
+ * SIGINT/SIGTERM. A process that exits on its own is reported on stderr and restarted after a
+ * back-off (superviseReplicas), unless `restart` is false (`--no-restart`). Holds the exclusive
  * lock on WORLD_HOME (underHomeLock) while it runs, like `world start`: the services are
  * started in process groups of their own, so a terminal's Ctrl-C reaches only this process,
  * which stops them in order (gateways first) and then releases the lock.
@@ -16,7 +18,7 @@ import { parseReplicas, startUp, type UpSystem } from '../system/up.js';
  *   another process holds WORLD_HOME; CliError when a process does not become ready
  */
 export async function upCommand(
-  options: { replicas?: string; quiet?: boolean; lock?: HomeLockOptions },
+  options: { replicas?: string; quiet?: boolean; restart?: boolean; lock?: HomeLockOptions },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<UpSystem> {
   const onLine = (replica: string, line: string) => {
@@ -29,18 +31,25 @@ export async function upCommand(
     startUp({ replicas: options.replicas, onLine }, env),
   );
   let stopping = false;
+  const supervisor =
+    options.restart === false
+      ? undefined
+      : superviseReplicas(system, { log: (line) => process.stderr.write(`${line}\n`) });
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    supervisor?.stop();
     void system.stop();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  for (const p of system.processes) {
-    void p.exited.then(({ code, signal }) => {
-      if (!stopping)
-        process.stderr.write(`world up: ${p.replica} exited (code ${code}, signal ${signal})\n`);
-    });
+  if (supervisor === undefined) {
+    for (const p of system.processes) {
+      void p.exited.then(({ code, signal }) => {
+        if (!stopping)
+          process.stderr.write(`world up: ${p.replica} exited (code ${code}, signal ${signal})\n`);
+      });
+    }
   }
   const session = system.demo.sessionFile;
   // Health servers listen on WORLD_HEALTH_HOST (startUp defaults it to the gateways' host).

@@ -252,9 +252,9 @@ describe('world up: process groups, Ctrl-C in order, no orphans', () => {
    * Starts `world up` as a terminal's foreground job would run it: the leader of a process group
    * of its own. Resolves once it printed its banner, with the service pids it lists.
    */
-  async function up(label: string) {
+  async function up(label: string, args: string[] = []) {
     const home = join(dir, label);
-    const child = spawn(process.execPath, [CLI_ENTRY, 'up'], {
+    const child = spawn(process.execPath, [CLI_ENTRY, 'up', ...args], {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -311,6 +311,66 @@ describe('world up: process groups, Ctrl-C in order, no orphans', () => {
       expect(stopped).toEqual(['gateway-1', 'planner-1', 'broker-1', 'ledger-1']);
       expect(u.pids.filter((p) => running(p.pid))).toEqual([]);
       expect(existsSync(join(u.home, 'world.lock'))).toBe(false);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  /** The lines `world up` itself wrote about its replicas (not the services' own lines). */
+  const upLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('world up: '));
+  /** The replicas that logged "stopped", in order. */
+  const stoppedOf = (stderr: string) =>
+    stderr
+      .split('\n')
+      .filter((l) => l.includes('"msg":"stopped"'))
+      .map((l) => /^\[([^\]]+)\]/.exec(l)?.[1]);
+
+  it(
+    'restarts a replica that exits on its own after a back-off, logging the exit and the restart; SIGINT stops the restarted process too',
+    async () => {
+      const u = await up('restart');
+      const broker = u.pids.find((p) => p.replica === 'broker-1')!;
+      process.kill(broker.pid, 'SIGKILL');
+      const restarted = await eventually(
+        () => /^world up: broker-1 restarted \(pid (\d+)\)$/m.exec(u.stderr())?.[1],
+        60_000,
+        'broker-1 restarted',
+      ).then(Number);
+      expect(upLines(u.stderr())).toEqual([
+        'world up: broker-1 exited (code null, signal SIGKILL); restarting it in 500 ms (restart 1)',
+        `world up: broker-1 restarted (pid ${restarted})`,
+      ]);
+      expect([restarted === broker.pid, running(restarted), processGroup(restarted)]).toEqual([
+        false,
+        true,
+        restarted,
+      ]);
+      process.kill(-u.child.pid!, 'SIGINT');
+      expect(await u.exited).toEqual({ code: 0, signal: null });
+      expect(stoppedOf(u.stderr())).toEqual(['gateway-1', 'planner-1', 'broker-1', 'ledger-1']);
+      expect([...u.pids.map((p) => p.pid), restarted].filter(running)).toEqual([]);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'with --no-restart reports a replica that exits and restarts nothing',
+    async () => {
+      const u = await up('norestart', ['--no-restart']);
+      const broker = u.pids.find((p) => p.replica === 'broker-1')!;
+      process.kill(broker.pid, 'SIGKILL');
+      await eventually(
+        () => (upLines(u.stderr()).length > 0 ? true : undefined),
+        30_000,
+        'the exit reported',
+      );
+      // Four times the first back-off: a supervising world up would have restarted it by now.
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(upLines(u.stderr())).toEqual([
+        'world up: broker-1 exited (code null, signal SIGKILL)',
+      ]);
+      process.kill(-u.child.pid!, 'SIGINT');
+      expect(await u.exited).toEqual({ code: 0, signal: null });
+      expect(stoppedOf(u.stderr())).toEqual(['gateway-1', 'planner-1', 'ledger-1']);
     },
     E2E_TIMEOUT_MS,
   );
