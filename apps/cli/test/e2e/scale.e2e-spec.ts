@@ -9,12 +9,12 @@
  * both write it back). Every call carries `_meta["world/taskId"]`, so its invocation id
  * (`mcp:<episode>:<task>`) is known to the test and failed calls can be resent safely.
  *
- * Each describe block starts its own World on a fresh database, both at the default invocation
- * deadline: the 400-call load (every call must commit, even on a busy machine), then a broker and
- * a planner SIGKILLed mid-load. An episode lease lasts EPISODE_LEASE_TTL_MS past its holder's
- * last renewal, so a call sent right after a kill to an episode the dead process held commits
- * within its lease wait (6 s at the default deadline); the stall each kill caused (kill → lease
- * taken over) is measured and printed, never asserted. Serialization is proven from the data
+ * Each describe block starts its own World on a fresh database: the 400-call load at the default
+ * deadline (every call must commit, even on a busy machine), then a broker and a planner
+ * SIGKILLed mid-load at a 30 s deadline. An episode lease lasts EPISODE_LEASE_TTL_MS past its
+ * holder's last renewal, so a call sent right after a kill to an episode the dead process held
+ * commits within its lease wait (9 s at that deadline); the stall each kill caused (kill → lease
+ * taken over, and kill → the probe's answer) is measured and printed, never asserted. Serialization is proven from the data
  * (file lines, intent ordinals, log order, lease fences).
  */
 import { existsSync } from 'node:fs';
@@ -50,13 +50,17 @@ import {
 } from '../../src/system/up.js';
 
 const REPLICAS = 'gateway=2,planner=2,broker=3,ledger=2';
-/**
- * Both blocks run at the default invocation deadline: the 400-call load's calls must all commit on
- * a busy 2-core machine, and in the kill scenarios (where calls failing under load are
- * classified, not forbidden) a call's lease wait (6 s) outlasts a dead holder's lease.
- */
+/** The 400-call load runs at the default deadline: its calls must all commit on a busy machine. */
 const DEADLINE_MS = CALL_DEADLINE_MS;
-const DEADLINES = deadlineTable(DEADLINE_MS);
+/**
+ * The kill scenarios (where calls failing under load are classified, not forbidden) run at 30 s,
+ * so a call's lease wait (9 s) outlasts what a kill leaves behind: the dead holder's lease
+ * (EPISODE_LEASE_TTL_MS after its last renewal) and, when the dead planner had a second call of
+ * the episode queued in a broker, that call's lease too (taken at the lapse, then unrenewed).
+ * Under the old 33 s lease the probes fail.
+ */
+const KILL_DEADLINE_MS = 30_000;
+const KILL_DEADLINES = deadlineTable(KILL_DEADLINE_MS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const WORKERS = 16;
 const BROKERS = ['broker-1', 'broker-2', 'broker-3'];
@@ -661,7 +665,7 @@ describe(`world up --replicas ${REPLICAS} under load`, () => {
 });
 
 describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () => {
-  const world = useScaledWorld('scalekill', DEADLINE_MS);
+  const world = useScaledWorld('scalekill', KILL_DEADLINE_MS);
 
   it('survives a SIGKILLed broker mid-load: nothing runs twice, no entry is lost, leases are taken over, the restarted replica reports its indeterminate intents', async () => {
     const {
@@ -812,7 +816,7 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
         );
         return row.n === 0 ? true : undefined;
       },
-      DEADLINES.leaseTtlMs * 2,
+      KILL_DEADLINES.leaseTtlMs * 2,
       'every claim ended or expired',
     );
     const journal = await journalOf(ids);
