@@ -1,5 +1,5 @@
 import type { Expr, FuncDecl, Pattern } from './ast.js';
-import type { ModuleScope } from './checker.js';
+import type { ModuleScope } from './checker/scope.js';
 import type { Pos } from './diagnostics.js';
 import { rowText, signatureText } from './print.js';
 

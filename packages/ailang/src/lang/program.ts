@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FuncDecl, Module } from './ast.js';
-import { checkModule, stdInterfaces, type CheckedModule, type ModuleInterface } from './checker.js';
+import { checkModule } from './checker.js';
+import type { CheckedModule, ModuleInterface } from './checker/scope.js';
+import { stdInterfaces } from './checker/std-scope.js';
 import { CompileError, at, diagnostic, type Diagnostic, type Pos } from './diagnostics.js';
 import { checkEffects, effectErrorText } from './effects.js';
 import { parseModule } from './parser.js';

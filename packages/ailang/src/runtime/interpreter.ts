@@ -1,5 +1,5 @@
 import type { Expr, FuncDecl, Pattern } from '../lang/ast.js';
-import type { CtorInfo, ModuleInterface, ValueInfo } from '../lang/checker.js';
+import type { CtorInfo, ModuleInterface, ValueInfo } from '../lang/checker/scope.js';
 import type { LoadedModule } from '../lang/program.js';
 import { IMPLS } from '../stdlib/impl.js';
 import type { RuntimeHost } from './host.js';
