@@ -221,6 +221,10 @@ export const AILANG_MAX_SOURCE_BYTES = 1 * MiB;
 export const AILANG_MAX_MODULE_GRAPH_BYTES = 16 * MiB;
 export const AILANG_MAX_OUTPUT_BYTES = 8 * MiB;
 export const AILANG_MAX_FS_TRANSFER_BYTES = 8 * MiB;
+/** One std/net request of an embedded run: its whole exchange must end within this (ms). */
+export const AILANG_NET_REQUEST_TIMEOUT_MS = 10_000;
+/** The largest response body a std/net request of an embedded run reads (ailang.md §2.3: 5 MB). */
+export const AILANG_NET_MAX_RESPONSE_BYTES = 5 * MiB;
 /**
  * The embedded runner's worker thread: V8 old-generation heap and thread stack. The stack is
  * sized so AILANG_MAX_RECURSION_DEPTH nested calls fit before the JS engine's own limit.

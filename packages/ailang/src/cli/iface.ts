@@ -3,7 +3,7 @@ import { funcDecls, checkProgram, moduleFile, type SourceReader } from '../lang/
 import { parseTypeText } from '../lang/parser.js';
 import { typeExprText } from '../lang/print.js';
 import { compareStrings } from '../runtime/values.js';
-import { BUILTINS, STD_TYPES } from '../stdlib/registry.js';
+import { STD_MODULES, STD_TYPES } from '../stdlib/registry.js';
 import type { CommandOutput } from './check-output.js';
 
 /**
@@ -20,16 +20,16 @@ interface Iface {
 }
 
 function stdIface(module: string): Iface | null {
-  const funcs = BUILTINS.filter((b) => b.module === module).map((b) => ({
-    name: b.export,
-    type: parseTypeText(b.type).type,
-  }));
+  const exports = STD_MODULES.get(module);
+  if (exports === undefined) return null;
+  const funcs = [...exports].map(([name, b]) => ({ name, type: parseTypeText(b.type).type }));
   const types = STD_TYPES.filter((t) => t.module === module).map((t) => ({
     name: t.params.length > 0 ? `${t.name}[${t.params.join(', ')}]` : t.name,
-    ctors: t.ctors.map((c) => (c.fields.length > 0 ? `${c.name}(${c.fields.join(', ')})` : c.name)),
-    alias: '',
+    ctors: (t.ctors ?? []).map((c) =>
+      c.fields.length > 0 ? `${c.name}(${c.fields.join(', ')})` : c.name,
+    ),
+    alias: t.alias ?? '',
   }));
-  if (funcs.length === 0 && types.length === 0) return null;
   return { module, types, funcs };
 }
 

@@ -79,15 +79,25 @@ describe('check outputs (ailang.md §1.3, §1.4)', () => {
 });
 
 describe('builtins inventory (ailang.md §1.7; world-spec §3.6)', () => {
-  it('starts with the total and lists name padded to 30, [effect], module, sorted by name', () => {
-    const text = builtinsText(listBuiltins());
-    const lines = text.split('\n');
-    expect(lines[0]).toBe(`Total: ${listBuiltins().length} builtins`);
-    expect(lines).toContain('_io_println                    [io] std/io');
-    expect(lines).toContain('_fs_readFile                   [fs] std/fs');
-    expect(lines).toContain('_str_length                    [pure] std/string');
-    expect(lines).toContain('show                           [pure] prelude');
-    const names = lines.slice(1, -1).map((l) => l.split(' ')[0]!);
+  it('prints the total, a blank line, then two-space-indented entries: name padded to 30, [effect], module, sorted by name (the real listAllBuiltins)', () => {
+    const items = listBuiltins({ query: 'println' });
+    expect(builtinsText(items)).toBe(
+      [
+        'Total: 2 builtins',
+        '',
+        '  _io_eprintln                   [io] std/io',
+        '  _io_println                    [io] std/io',
+        '',
+      ].join('\n'),
+    );
+    const lines = builtinsText(listBuiltins()).split('\n');
+    expect(lines.slice(0, 2)).toEqual([`Total: ${listBuiltins().length} builtins`, '']);
+    expect(lines).toContain('  _str_len                       [pure] std/string');
+    expect(lines).toContain('  _list_map                      [pure] $builtin');
+    expect(lines).toContain('  _clock_sleep                   [clock] std/clock');
+    expect(lines).toContain('  intToFloat                     [pure] std/prelude');
+    expect(lines).toContain('  show                           [pure] prelude');
+    const names = lines.slice(2, -1).map((l) => l.trim().split(' ')[0]!);
     expect(names).toEqual([...names].sort());
   });
 

@@ -56,8 +56,8 @@ export const ERROR_CODES = {
     'rewrite with the supported core (lists instead of arrays, functions instead of top-level lets)',
   ],
   PAR019: ['`match x with { ... }` is not AILANG syntax', 'write match x { pattern => expr, … }'],
-  MOD001: [
-    'missing module header',
+  MOD014: [
+    'missing module declaration',
     'add "module <path>" as the first line, where <path> is the file path without .ail',
   ],
   MOD010: [
@@ -98,6 +98,10 @@ export const ERROR_CODES = {
   ],
   TC_REC_001: ['record has no such field', 'use a field the record type declares'],
   TC_REC_002: ['duplicate record field', 'give each field once'],
+  TC_REC_003: [
+    'record with fields the expected closed record type does not have',
+    'declare the parameter open, {name: T, ...} or {name: T | r}, or pass only the declared fields',
+  ],
   TC_MATCH_002: [
     'constructor pattern with the wrong number of fields',
     'give the pattern one sub-pattern per constructor field',

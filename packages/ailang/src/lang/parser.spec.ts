@@ -169,11 +169,45 @@ describe('parseModule', () => {
   });
 
   it.each([
+    ['module tests/parse_case', 'tests/parse_case'],
+    ['module type/match/if', 'type/match/if'],
+    ['module Tests/Pure', 'Tests/Pure'],
+  ])('reads "%s": a keyword is an ordinary module path segment', (header, name) => {
+    expect(parseModule(`${header}\nimport tests/helpers (helper)\n`)).toEqual({
+      name,
+      namePos: { line: 1, column: 8 },
+      imports: [
+        {
+          path: 'tests/helpers',
+          names: [{ name: 'helper', pos: { line: 2, column: 23 } }],
+          alias: null,
+          pos: { line: 2, column: 1 },
+        },
+      ],
+      decls: [],
+    });
+  });
+
+  it('refuses a func(…) type without a result', () => {
+    expect(() => parseTypeText('func(int)')).toThrow(
+      new CompileError(
+        'PAR001',
+        'unexpected end of file: expected "->" and the result type of the func(…) type',
+        null,
+      ),
+    );
+  });
+
+  it.each([
     ['((a) -> b ! {e}, [a]) -> [b] ! {e}', '((a) -> b ! {e}, [a]) -> [b] ! {e}'],
     ['a -> b', '(a) -> b'],
     ['() -> string ! {IO}', '() -> string ! {IO}'],
     ['Result[(), string]', 'Result[(), string]'],
-    ['List[int]', '[int]'],
+    ['List[int]', 'List[int]'],
+    ['list[string]', '[string]'],
+    ['func(int) -> int', '(int) -> int'],
+    ['func(int, string) -> bool ! {IO}', '(int, string) -> bool ! {IO}'],
+    ['func() -> [func(a) -> a]', '() -> [(a) -> a]'],
     ['{name: string | r}', '{name: string | r}'],
     ['(int, string)', '(int, string)'],
   ])('parses the type %s (§2.1 types)', (text, printed) => {
@@ -182,10 +216,10 @@ describe('parseModule', () => {
 
   it.each([
     [
-      'missing module header (MOD001)',
+      'missing module declaration (MOD014, the current toolchain refuses such files)',
       'func main() -> int = 1',
-      'MOD001',
-      'missing module header: a file must start with "module <path>"',
+      'MOD014',
+      'missing module declaration: a file must start with "module <path>"',
       [1, 1],
     ],
     [

@@ -22,7 +22,7 @@ import { BlockParser } from './parser/blocks.js';
 
 /**
  * Parses a whole source file.
- * @throws CompileError (PAR0xx, MOD001) at the first syntax error
+ * @throws CompileError (PAR0xx, MOD014) at the first syntax error
  */
 export function parseModule(source: string): Module {
   const p = new Parser(lex(source));
@@ -53,9 +53,11 @@ class Parser extends BlockParser {
 
   module(): Module {
     if (!this.is('module')) {
+      // The current toolchain refuses a module-less file that declares functions (MOD014);
+      // the embedded subset has no bare-expression scripts, so it refuses every such file.
       throw new CompileError(
-        'MOD001',
-        'missing module header: a file must start with "module <path>"',
+        'MOD014',
+        'missing module declaration: a file must start with "module <path>"',
         this.tok.pos,
         'add "module <path>" as the first line, where <path> is the file path without .ail',
       );
@@ -73,8 +75,10 @@ class Parser extends BlockParser {
   protected modulePath(): string {
     const parts: string[] = [];
     do {
+      // A word that is a keyword elsewhere (`tests`, `type`) is an ordinary path segment here.
       const t = this.tok;
-      if (t.kind !== 'ident' && t.kind !== 'upper') throw this.unexpected('a module path segment');
+      if (t.kind !== 'ident' && t.kind !== 'upper' && t.kind !== 'keyword')
+        throw this.unexpected('a module path segment');
       parts.push(this.next().text);
     } while (this.accept('/'));
     return parts.join('/');

@@ -87,7 +87,7 @@ export function tupleOf(items: Type[]): TCon {
 /** Why two types failed to unify. */
 export class UnifyError extends Error {
   constructor(
-    readonly kind: 'mismatch' | 'class' | 'occurs' | 'field' | 'arity',
+    readonly kind: 'mismatch' | 'class' | 'occurs' | 'field' | 'arity' | 'extra',
     message: string,
   ) {
     super(message);
@@ -189,7 +189,17 @@ export class Unifier {
         `record has no field${fields.size > 1 ? 's' : ''} ${[...fields.keys()].map((f) => `"${f}"`).join(', ')}`,
       );
     if (fa.rest === null && fb.rest === null) {
-      if (onlyA.size > 0 || onlyB.size > 0) throw mismatch();
+      // Closed records are exact: no width subsumption (the current checker keeps `{a: T}`
+      // exact and accepts extra fields only where the type is open, `{a: T | r}`).
+      if (onlyA.size > 0 && onlyB.size > 0) throw mismatch();
+      const extra = onlyA.size > 0 ? onlyA : onlyB;
+      if (extra.size > 0) {
+        const names = [...extra.keys()].sort();
+        throw new UnifyError(
+          'extra',
+          `field${names.length > 1 ? 's' : ''} ${names.map((f) => `"${f}"`).join(', ')} ${names.length > 1 ? 'are' : 'is'} in only one of the two closed record types, and a closed record type is exact`,
+        );
+      }
       return;
     }
     if (fa.rest === null) {

@@ -37,6 +37,8 @@ export interface ExecuteRequest {
   env: Record<string, string>;
   /** the recursion ceiling, AILANG_MAX_RECURSION_DEPTH */
   maxRecursionDepth: number;
+  /** std/net's per-request bounds (AILANG_NET_REQUEST_TIMEOUT_MS, AILANG_NET_MAX_RESPONSE_BYTES) */
+  net: { timeoutMs: number; maxResponseBytes: number };
 }
 
 /** Where a run reports. */
@@ -104,6 +106,13 @@ export function execute(req: ExecuteRequest, sink: ExecuteSink): ExecuteResult {
     sandbox,
     args: req.argv,
     env: new Map(Object.entries(req.env)),
+    timeLimitMs: policy.timeout_ms,
+    net: {
+      allow: policy.net_allow,
+      allowHttp: policy.net_allow_http,
+      timeoutMs: req.net.timeoutMs,
+      maxResponseBytes: req.net.maxResponseBytes,
+    },
   });
   const interp = new Interpreter(host, req.maxRecursionDepth);
   try {

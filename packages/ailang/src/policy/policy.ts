@@ -15,7 +15,7 @@ import type { AilangContext, AilangPolicy } from '../toolchain/types.js';
  */
 
 /** The capabilities an ailang-run call may name (world-spec §3.5). */
-export const RUN_CAPS = ['Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
+export const RUN_CAPS = ['Clock', 'Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
 /** Caps every run may use without an operator gate. */
 export const UNGATED_CAPS = ['FS', 'IO'];
 /** The default cap set of a run that names none. */
@@ -82,7 +82,9 @@ export function policyVariant(
 ): RunPolicy {
   const requested = new Set(caps);
   const allowed = new Set(['FS']);
-  for (const c of ['IO', 'Net', 'Env']) if (requested.has(c)) allowed.add(c);
+  // Clock (std/clock: now, sleep) is a restricted-mode capability (ailang.md §1.5): it only adds
+  // its label; sleeps stay bounded by timeout_ms.
+  for (const c of ['IO', 'Net', 'Env', 'Clock']) if (requested.has(c)) allowed.add(c);
   const variant: RunPolicy = {
     ...base,
     allowed_caps: [...allowed].sort(),
@@ -128,6 +130,7 @@ export function renderPolicyToml(p: RunPolicy): string {
   ];
   if (p.net_allow !== undefined && p.net_allow.length > 0)
     lines.push(`net_allow = [${p.net_allow.map(tomlString).join(', ')}]`);
+  if (p.net_allow_http === true) lines.push('net_allow_http = true');
   if (p.limits) {
     lines.push(`max_source_bytes = ${p.limits.max_source_bytes}`);
     lines.push(`max_module_graph_bytes = ${p.limits.max_module_graph_bytes}`);
@@ -172,6 +175,7 @@ export interface EffectivePolicy {
   allowed_caps: string[];
   fs_sandbox: string;
   net_allow: string[];
+  net_allow_http: boolean;
   entry: string;
   timeout_ms: number;
   budgets: Record<string, number>;
@@ -188,6 +192,7 @@ export function effectivePolicy(p: RunPolicy, path: string, digest: string): Eff
     allowed_caps: [...p.allowed_caps].sort(),
     fs_sandbox: p.fs_sandbox,
     net_allow: [...(p.net_allow ?? [])],
+    net_allow_http: p.net_allow_http === true,
     entry: p.entry,
     timeout_ms: p.timeout_ms,
     budgets: { ...p.budgets },

@@ -14,6 +14,13 @@ export interface RuntimeHost {
   readonly sandbox: Sandbox | null;
   readonly args: readonly string[];
   readonly env: ReadonlyMap<string, string>;
+  /** where std/net may connect, and its bounds */
+  readonly net: NetPolicy;
+  /**
+   * Blocks the run for `ms` milliseconds (std/clock `sleep`); nothing for ms <= 0.
+   * @throws AilRuntimeError for a pause longer than the run's whole time limit
+   */
+  sleep(ms: bigint): void;
   /**
    * Admits one operation of an effect: the capability must be granted and its budget not
    * spent (ailang.md §3: capability first, then budget).
@@ -22,6 +29,21 @@ export interface RuntimeHost {
    */
   charge(effect: string): void;
 }
+
+/** std/net's reach in one run: the policy's endpoints and the request bounds. */
+export interface NetPolicy {
+  /** `IP:PORT` literals (policy `net_allow`) */
+  allow: readonly string[];
+  /** plain http allowed (policy `net_allow_http`) */
+  allowHttp: boolean;
+  /** one exchange's limit, ms */
+  timeoutMs: number;
+  /** the largest response body, bytes */
+  maxResponseBytes: number;
+}
+
+/** No network: the policy of a run without Net. */
+export const NO_NET: NetPolicy = { allow: [], allowHttp: false, timeoutMs: 0, maxResponseBytes: 0 };
 
 /** Options of a StandardHost. */
 export interface HostOptions {
@@ -34,6 +56,9 @@ export interface HostOptions {
   sandbox: Sandbox | null;
   args: readonly string[];
   env: ReadonlyMap<string, string>;
+  /** the run's time limit (policy timeout_ms); absent: no limit */
+  timeLimitMs?: number;
+  net?: NetPolicy;
 }
 
 /** The host every run uses; deterministic given its options. */
@@ -51,6 +76,21 @@ export class StandardHost implements RuntimeHost {
   }
   get env(): ReadonlyMap<string, string> {
     return this.o.env;
+  }
+  get net(): NetPolicy {
+    return this.o.net ?? NO_NET;
+  }
+
+  sleep(ms: bigint): void {
+    if (ms <= 0n) return;
+    const limit = this.o.timeLimitMs;
+    if (limit !== undefined && ms > BigInt(limit)) {
+      throw new AilRuntimeError(
+        `sleep: ${ms} ms is longer than the run's time limit (timeout_ms ${limit})`,
+      );
+    }
+    // Atomics.wait blocks this thread only; the supervisor's terminate() interrupts it.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(ms));
   }
 
   stdout(text: string): void {

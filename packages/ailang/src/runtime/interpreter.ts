@@ -3,11 +3,11 @@ import type { CtorInfo, ModuleInterface, ValueInfo } from '../lang/checker/scope
 import type { LoadedModule } from '../lang/program.js';
 import { IMPLS } from '../stdlib/impl.js';
 import type { RuntimeHost } from './host.js';
+import { arith, ordered } from './operators.js';
 import {
   AilRuntimeError,
   Env,
   UNIT_V,
-  compareStrings,
   isList,
   listFrom,
   listItems,
@@ -314,10 +314,8 @@ export class Interpreter implements RuntimeApi {
         return valuesEqual(a, b);
       case '!=':
         return !valuesEqual(a, b);
-      default: {
-        const c = compare(a, b);
-        return e.op === '<' ? c < 0 : e.op === '>' ? c > 0 : e.op === '<=' ? c <= 0 : c >= 0;
-      }
+      default:
+        return ordered(e.op, a, b);
     }
   }
 
@@ -390,66 +388,4 @@ function ctorValue(c: CtorInfo): Value {
 /** Interpolation inserts strings as they are and shows everything else (ailang.md §2.1). */
 function textOf(v: Value): string {
   return typeof v === 'string' ? v : show(v);
-}
-
-/**
- * Arithmetic with Go int64 semantics for ints (wrapping, truncating division, RT001 on a zero
- * divisor) and IEEE doubles for floats.
- */
-export function arith(op: '+' | '-' | '*' | '/' | '%' | '**', a: Value, b: Value): Value {
-  if (typeof a === 'bigint' && typeof b === 'bigint') {
-    switch (op) {
-      case '+':
-        return wrap(a + b);
-      case '-':
-        return wrap(a - b);
-      case '*':
-        return wrap(a * b);
-      case '/':
-        if (b === 0n) throw new AilRuntimeError('RT001: division by zero');
-        return wrap(a / b);
-      case '%':
-        if (b === 0n) throw new AilRuntimeError('RT001: division by zero');
-        return a % b;
-      case '**':
-        return intPow(a, b);
-    }
-  }
-  const x = Number(a);
-  const y = Number(b);
-  switch (op) {
-    case '+':
-      return x + y;
-    case '-':
-      return x - y;
-    case '*':
-      return x * y;
-    case '/':
-      return x / y;
-    case '%':
-      return x % y;
-    case '**':
-      return Math.pow(x, y);
-  }
-}
-
-function intPow(base: bigint, exp: bigint): bigint {
-  if (exp < 0n) throw new AilRuntimeError('negative exponent in int ** int');
-  let result = 1n;
-  let b = wrap(base);
-  let e = exp;
-  while (e > 0n) {
-    if (e & 1n) result = wrap(result * b);
-    b = wrap(b * b);
-    e >>= 1n;
-  }
-  return result;
-}
-
-function compare(a: Value, b: Value): number {
-  if (typeof a === 'string') return compareStrings(a, b as string);
-  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
-  const x = Number(a);
-  const y = Number(b as number);
-  return x < y ? -1 : x > y ? 1 : 0;
 }

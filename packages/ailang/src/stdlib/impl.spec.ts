@@ -41,9 +41,11 @@ describe('registry (ailang.md §4)', () => {
   it.each([
     ['_io_println', 'IO'],
     ['_fs_readFile', 'FS'],
-    ['_env_getArgs', 'Env'],
-    ['_list_mapE', null],
-    ['_str_length', null],
+    ['_env_hasEnv', 'Env'],
+    ['_clock_now', 'Clock'],
+    ['_net_httpRequest', 'Net'],
+    ['std/list.mapE', null],
+    ['_str_len', null],
   ])('gives %s the effect %p', (name, effect) => {
     expect(effectOf(BUILTINS.find((b) => b.name === name)!)).toBe(effect);
   });

@@ -4,6 +4,8 @@ import { canonicalBytes, refOf } from '@world/canonical';
 import {
   AILANG_EXAMPLES_MAX_HITS,
   AILANG_MAX_RECURSION_DEPTH,
+  AILANG_NET_MAX_RESPONSE_BYTES,
+  AILANG_NET_REQUEST_TIMEOUT_MS,
   POLICY_TOOL_STDOUT_MAX_BYTES,
 } from '@world/contracts';
 import type { CommandOutput } from '../cli/check-output.js';
@@ -194,6 +196,10 @@ class EmbeddedToolchain implements Toolchain {
         argsJson: p.argsJson,
         env: childEnv(ctx),
         maxRecursionDepth: AILANG_MAX_RECURSION_DEPTH,
+        net: {
+          timeoutMs: AILANG_NET_REQUEST_TIMEOUT_MS,
+          maxResponseBytes: AILANG_NET_MAX_RESPONSE_BYTES,
+        },
       },
       ctx.deadlineMs,
     );

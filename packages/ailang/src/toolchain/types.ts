@@ -13,6 +13,8 @@ export interface AilangPolicy {
   entry: string;
   budgets: { FS: number };
   net_allow?: string[];
+  /** plain http to the net_allow endpoints (ailang.md §1.5 `net_allow_http`) */
+  net_allow_http?: boolean;
 }
 
 /** Everything one toolchain operation needs. */

@@ -1,6 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { AILANG_MAX_RECURSION_DEPTH } from '@world/contracts';
+import {
+  AILANG_MAX_RECURSION_DEPTH,
+  AILANG_NET_MAX_RESPONSE_BYTES,
+  AILANG_NET_REQUEST_TIMEOUT_MS,
+} from '@world/contracts';
 import { dirname, join } from 'node:path';
 import { checkProgram, ReadFailure, type CheckResult } from '../../src/lang/program.js';
 import { execute } from '../../src/policy/execute.js';
@@ -101,6 +105,10 @@ export function runInThread(
       argsJson: o.argsJson ?? null,
       env: { PATH: '/usr/bin:/bin', LANG: 'C' },
       maxRecursionDepth: AILANG_MAX_RECURSION_DEPTH,
+      net: {
+        timeoutMs: AILANG_NET_REQUEST_TIMEOUT_MS,
+        maxResponseBytes: AILANG_NET_MAX_RESPONSE_BYTES,
+      },
     },
     {
       decision: (d) => {

@@ -348,6 +348,7 @@ describe('embeddedToolchain', () => {
         argsJson: null,
         env: {},
         maxRecursionDepth: 10_000,
+        net: { timeoutMs: 1_000, maxResponseBytes: 1_024 },
       },
       5_000,
     );

@@ -73,6 +73,12 @@ export abstract class CheckerBase {
     const namer = new TypeNamer();
     const exp = showType(expected, namer);
     const act = showType(actual, namer);
+    if (e.kind === 'extra')
+      this.fail(
+        'TC_REC_003',
+        `type mismatch${what ? ` in ${what}` : ''}: expected ${exp}, got ${act} (${e.message})`,
+        pos,
+      );
     this.fail(
       'TC_TYPE_001',
       `type mismatch${what ? ` in ${what}` : ''}: expected ${exp}, got ${act}`,

@@ -64,6 +64,8 @@ export function convertType(
         return te.name === 'unit' ? UNIT : con(te.name);
       }
       if (/^[a-z_]/.test(te.name)) {
+        if (te.args.length > 0)
+          throw new CompileError('TC_UNDEF_002', `undefined type ${te.name}`, te.pos);
         let v = vars.get(te.name);
         if (v === undefined) {
           if (mode === 'closed')
@@ -74,6 +76,17 @@ export function convertType(
         return v;
       }
       const info = scope.types.get(te.name);
+      // `List[T]` is the builtin list unless the module declares or imports a type List, which
+      // then shadows it (ailang.md §2.1 "Lists: [T] or List[T]").
+      if (info === undefined && te.name === BUILTIN_LIST_NAME) {
+        if (te.args.length !== 1)
+          throw new CompileError(
+            'TC_ARITY_001',
+            `type List takes 1 type argument, got ${te.args.length}`,
+            te.pos,
+          );
+        return listOf(go(te.args[0]!));
+      }
       if (info === undefined) {
         throw new CompileError(
           'TC_UNDEF_002',
@@ -100,6 +113,9 @@ export function convertType(
     }
   }
 }
+
+/** The builtin list's name in `List[T]`; a type of this name in scope shadows it. */
+export const BUILTIN_LIST_NAME = 'List';
 
 // Aliases expanding deeper than this are recursive (a finite program never needs more).
 const ALIAS_DEPTH_MAX = 64;

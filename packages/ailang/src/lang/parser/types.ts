@@ -42,6 +42,10 @@ export class TypeParser extends TokenParser {
     const pos = this.tok.pos;
     let params: TypeExpr[] | null = null;
     let atom: TypeExpr;
+    // `func(int, string) -> bool ! {IO}`: the function-type spelling of the anonymous-function
+    // syntax, the same type as `(int, string) -> bool ! {IO}`.
+    const funcKeyword = this.is('func') && this.peek().kind === 'op' && this.peek().text === '(';
+    if (funcKeyword) this.next();
     if (this.is('(')) {
       this.next();
       const items: TypeExpr[] = [];
@@ -64,6 +68,12 @@ export class TypeParser extends TokenParser {
       }
     } else {
       atom = this.typeAtom();
+    }
+    if (funcKeyword && !this.is('->')) {
+      throw this.unexpected(
+        '"->" and the result type of the func(…) type',
+        'write func(int) -> int',
+      );
     }
     if (this.is('->')) {
       this.next();
@@ -116,6 +126,13 @@ export class TypeParser extends TokenParser {
     if (t.kind === 'ident') {
       this.next();
       if (t.text === 'unit') return { k: 'tunit', pos };
+      // `list[string]`: the lowercase spelling the standard library's own signatures use.
+      if (t.text === 'list' && this.is('[')) {
+        this.next();
+        const elem = this.type();
+        this.expect(']', 'to close the list type');
+        return { k: 'tlist', elem, pos };
+      }
       return { k: 'tname', name: t.text, args: [], pos };
     }
     if (t.kind === 'upper') {
@@ -126,7 +143,8 @@ export class TypeParser extends TokenParser {
         while (this.accept(','));
         this.expect(']', 'to close the type arguments');
       }
-      if (t.text === 'List' && args.length === 1) return { k: 'tlist', elem: args[0]!, pos };
+      // `List[T]` stays a named type: the checker decides whether it is the builtin list or a
+      // type the module declares under that name (a user type shadows the builtin one).
       return { k: 'tname', name: t.text, args, pos };
     }
     throw this.unexpected('a type');

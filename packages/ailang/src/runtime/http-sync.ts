@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+
+/**
+ * One HTTP exchange, synchronously, for std/net in the interpreter's worker thread: a short-lived
+ * Node child process performs it (Node has no synchronous HTTP client) and answers one JSON line.
+ * Redirects are never followed; the body is read up to a byte cap; the child ends itself at the
+ * deadline. The caller has already checked the endpoint against the policy (stdlib/impl/net.ts).
+ */
+
+/** What to send. */
+export interface HttpExchange {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body: string;
+  /** the whole exchange's limit, ms */
+  timeoutMs: number;
+  /** the largest body read, bytes */
+  maxBytes: number;
+}
+
+/** What came back. */
+export type HttpOutcome =
+  | { ok: true; status: number; headers: [string, string][]; body: string }
+  | { ok: false; kind: 'transport' | 'too_large'; message: string };
+
+// The child: one request, raw headers in wire order, body capped, one JSON line on stdout.
+const CHILD = `
+const req = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const lib = require(req.url.startsWith('https:') ? 'https' : 'http');
+const done = (o) => { process.stdout.write(JSON.stringify(o)); process.exit(0); };
+setTimeout(() => done({ ok: false, kind: 'transport', message: 'request timed out after ' + req.timeoutMs + ' ms' }), req.timeoutMs).unref();
+const r = lib.request(req.url, { method: req.method, headers: req.headers }, (res) => {
+  const chunks = []; let size = 0;
+  res.on('data', (c) => {
+    size += c.length;
+    if (size > req.maxBytes) done({ ok: false, kind: 'too_large', message: 'response body exceeds ' + req.maxBytes + ' bytes' });
+    chunks.push(c);
+  });
+  res.on('end', () => {
+    const h = []; for (let i = 0; i < res.rawHeaders.length; i += 2) h.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
+    done({ ok: true, status: res.statusCode, headers: h, body: Buffer.concat(chunks).toString('utf8') });
+  });
+  res.on('error', (e) => done({ ok: false, kind: 'transport', message: e.message }));
+});
+r.on('error', (e) => done({ ok: false, kind: 'transport', message: e.message }));
+r.end(req.body);
+`;
+
+// Room for the child's start-up on top of the exchange's own limit.
+const CHILD_STARTUP_MS = 5_000;
+
+/**
+ * Performs one exchange.
+ * @returns the response, or a transport / size failure (never throws for network failures)
+ */
+export function httpExchangeSync(x: HttpExchange): HttpOutcome {
+  let out: string;
+  try {
+    out = execFileSync(process.execPath, ['-e', CHILD], {
+      input: JSON.stringify({ ...x, headers: x.headers.flat() }),
+      env: {},
+      timeout: x.timeoutMs + CHILD_STARTUP_MS,
+      maxBuffer: x.maxBytes * 2 + 64 * 1024,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    }).toString('utf8');
+  } catch (e) {
+    return { ok: false, kind: 'transport', message: `request failed: ${(e as Error).message}` };
+  }
+  try {
+    return JSON.parse(out) as HttpOutcome;
+  } catch {
+    return { ok: false, kind: 'transport', message: 'request failed: no answer' };
+  }
+}

@@ -1,0 +1,48 @@
+import {
+  AilRuntimeError,
+  NONE,
+  err,
+  listFrom,
+  ok,
+  show,
+  some,
+  type BuiltinImpl,
+  type Value,
+} from '../../runtime/values.js';
+import { str, truthy } from './common.js';
+
+/** show, std/option, std/result and std/env (stdlib/catalogue/adts.ts). */
+
+const ctorArg = (v: Value): Value => (v as { args: Value[] }).args[0]!;
+const ctorName = (v: Value): string => (v as { name: string }).name;
+
+export const ADT_IMPLS: Record<string, BuiltinImpl> = {
+  'std/option.map': ([f, o], rt) =>
+    ctorName(o!) === 'Some' ? some(rt.apply(f!, [ctorArg(o!)])) : NONE,
+  'std/option.flatMap': ([f, o], rt) =>
+    ctorName(o!) === 'Some' ? rt.apply(f!, [ctorArg(o!)]) : NONE,
+  'std/option.getOrElse': ([o, d]) => (ctorName(o!) === 'Some' ? ctorArg(o!) : d!),
+  'std/option.isSome': ([o]) => ctorName(o!) === 'Some',
+  'std/option.isNone': ([o]) => ctorName(o!) === 'None',
+  'std/option.filter': ([p, o], rt) =>
+    ctorName(o!) === 'Some' && truthy(rt, p!, ctorArg(o!)) ? o! : NONE,
+  'std/result.map': ([f, r], rt) => (ctorName(r!) === 'Ok' ? ok(rt.apply(f!, [ctorArg(r!)])) : r!),
+  'std/result.mapErr': ([f, r], rt) =>
+    ctorName(r!) === 'Err' ? err(rt.apply(f!, [ctorArg(r!)])) : r!,
+  'std/result.flatMap': ([f, r], rt) => (ctorName(r!) === 'Ok' ? rt.apply(f!, [ctorArg(r!)]) : r!),
+  'std/result.isOk': ([r]) => ctorName(r!) === 'Ok',
+  'std/result.isErr': ([r]) => ctorName(r!) === 'Err',
+  'std/result.unwrap': ([r]) => {
+    if (ctorName(r!) === 'Ok') return ctorArg(r!);
+    throw new AilRuntimeError(`unwrap: called on ${show(r!)}`);
+  },
+  'std/env.getArgs': (_a, rt) => (rt.host.charge('Env'), listFrom([...rt.host.args])),
+  'std/env.getEnv': ([n], rt) => {
+    rt.host.charge('Env');
+    const v = rt.host.env.get(str(n!));
+    return v === undefined ? NONE : some(v);
+  },
+  'std/env.getEnvOr': ([n, d], rt) => (rt.host.charge('Env'), rt.host.env.get(str(n!)) ?? str(d!)),
+  _env_hasEnv: ([n], rt) => (rt.host.charge('Env'), rt.host.env.has(str(n!))),
+  show: ([x]) => show(x!),
+};
