@@ -29,7 +29,7 @@ export function checkJson(r: CheckResult): CommandOutput {
   return {
     exitCode: block.passed ? 0 : 1,
     stdout: `${JSON.stringify({ file: r.file, ...block }, null, INDENT)}\n`,
-    stderr: '',
+    stderr: warningText(r),
   };
 }
 
@@ -54,7 +54,7 @@ export function aiCheckJson(r: CheckResult): CommandOutput {
   return {
     exitCode: block.passed ? 0 : 1,
     stdout: `${JSON.stringify(out, null, INDENT)}\n`,
-    stderr: '',
+    stderr: warningText(r),
   };
 }
 
@@ -69,11 +69,16 @@ export function checkHuman(r: CheckResult, quiet: boolean): CommandOutput {
     if (r.phase === 'effect' || r.phase === 'ok') stdout += '→ Effect checking...\n';
   }
   if (r.diagnostics.length === 0) {
-    return { exitCode: 0, stdout: `${stdout}\n✓ No errors found!\n`, stderr: '' };
+    return { exitCode: 0, stdout: `${stdout}\n✓ No errors found!\n`, stderr: warningText(r) };
   }
   return {
     exitCode: 1,
     stdout,
-    stderr: r.diagnostics.map((d) => `Error: ${d.message}\n`).join(''),
+    stderr: warningText(r) + r.diagnostics.map((d) => `Error: ${d.message}\n`).join(''),
   };
+}
+
+/** The loader's warnings, one line each, as the real binary prints them on stderr. */
+export function warningText(r: CheckResult): string {
+  return r.warnings.map((w) => `${w}\n`).join('');
 }

@@ -43,7 +43,17 @@ export interface CheckResult {
   diagnostics: Diagnostic[];
   /** user modules in dependency order, the entry last */
   modules: LoadedModule[];
+  /** warnings the real toolchain prints on stderr (they never fail a check) */
+  warnings: string[];
 }
+
+/**
+ * The real loader's warning for the legacy import prefix `stdlib/std/` (it reads the module as
+ * `std/…`), printed once per load.
+ */
+export const LEGACY_STDLIB_WARNING =
+  "Warning: import path 'stdlib/std/*' is deprecated; use 'std/*' instead";
+const LEGACY_STDLIB_PREFIX = 'stdlib/std/';
 
 /** The file path a module path names: `a/b` → `a/b.ail`. */
 export function moduleFile(path: string): string {
@@ -74,6 +84,7 @@ export function checkProgram(file: string, reader: SourceReader): CheckResult {
       phase: 'read',
       diagnostics: [diagnostic('IO_ERROR', e.message, file)],
       modules: [],
+      warnings: [],
     };
   }
   const entry = loader.parse(file, entrySource, expectedModulePath(file));
@@ -111,13 +122,21 @@ export function funcDecls(ast: Module): FuncDecl[] {
 
 class Loader {
   readonly diagnostics: Diagnostic[] = [];
+  readonly warnings: string[] = [];
   private readonly byPath = new Map<string, LoadedModule | null>();
   private readonly order: LoadedModule[] = [];
 
   constructor(private readonly reader: SourceReader) {}
 
   result(file: string, module: string | null, phase: CheckResult['phase']): CheckResult {
-    return { file, module, phase, diagnostics: this.diagnostics, modules: this.order };
+    return {
+      file,
+      module,
+      phase,
+      diagnostics: this.diagnostics,
+      modules: this.order,
+      warnings: this.warnings,
+    };
   }
 
   private syntax(file: string, e: CompileError): void {
@@ -155,6 +174,10 @@ class Loader {
   loadImports(m: LoadedModule, stack: string[]): void {
     const { modules: std } = stdInterfaces();
     for (const imp of m.ast.imports) {
+      if (imp.path.startsWith(LEGACY_STDLIB_PREFIX)) {
+        imp.path = imp.path.slice('stdlib/'.length);
+        if (!this.warnings.includes(LEGACY_STDLIB_WARNING)) this.warnings.push(LEGACY_STDLIB_WARNING);
+      }
       if (imp.path.startsWith('std/')) {
         if (!std.has(imp.path)) {
           this.syntax(

@@ -36,6 +36,8 @@ export type Admission =
       modules: LoadedModule[];
       entry: FuncDecl;
       graph: { digest: string; files: number; bytes: number };
+      /** the loader's warnings (stderr before the program's output) */
+      warnings: string[];
     }
   | {
       admitted: false;
@@ -166,6 +168,7 @@ export function admitProgram(
     modules: result.modules,
     entry,
     graph,
+    warnings: result.warnings,
   };
 }
 

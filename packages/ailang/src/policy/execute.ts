@@ -116,6 +116,7 @@ export function execute(req: ExecuteRequest, sink: ExecuteSink): ExecuteResult {
   });
   const interp = new Interpreter(host, req.maxRecursionDepth);
   try {
+    for (const w of admission.warnings) host.stderr(`${w}\n`);
     interp.load(admission.modules);
     const args = entryArgs(admission.entry, req.argsJson);
     const result = interp.runEntry(admission.module, admission.entry, args);
