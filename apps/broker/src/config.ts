@@ -51,12 +51,12 @@ export const BrokerEnv = CommonEnv.extend({
   WORLD_REPLICA: z.string().min(1).optional(),
   /** the examples corpus examples-search reads (world-spec §3.7); must lie outside the workspace root */
   WORLD_EXAMPLES_DIR: existingPath('WORLD_EXAMPLES_DIR', 'directory').optional(),
-  /** ailang-run caps beyond IO and FS the operator enables: a comma list of Declassify, Env, Net */
+  /** ailang-run caps beyond IO and FS the operator enables: a comma list of Clock, Declassify, Env, Net */
   WORLD_RUN_ALLOW_CAPS: z
     .string()
     .regex(
-      /^$|^(Declassify|Env|Net)(,(Declassify|Env|Net))*$/,
-      'WORLD_RUN_ALLOW_CAPS must be a comma list of Declassify, Env, Net',
+      /^$|^(Clock|Declassify|Env|Net)(,(Clock|Declassify|Env|Net))*$/,
+      'WORLD_RUN_ALLOW_CAPS must be a comma list of Clock, Declassify, Env, Net',
     )
     .default('')
     .transform((v) => (v === '' ? [] : v.split(','))),

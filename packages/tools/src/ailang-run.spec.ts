@@ -36,6 +36,11 @@ describe('ailang-run plan payloads and effects (world-spec §3.5 [code])', () =>
       run('Ailang.Run', { path: 'x.ail', caps: ['Declassify', 'IO'] }),
     ],
     [
+      'a Clock run (std/clock) stays Ailang.Run, caps sorted',
+      { path: 'x.ail', caps: ['IO', 'Clock'] },
+      run('Ailang.Run', { path: 'x.ail', caps: ['Clock', 'IO'] }),
+    ],
+    [
       '§3.5: every optional argument, in payload key order',
       {
         caps: ['IO'],
@@ -107,12 +112,12 @@ describe('ailang-run plan refusals (world-spec §3.5, §11 scenario 18)', () => 
     [
       '§11 scenario 18: an unknown cap',
       { path: 'x.ail', caps: ['Process'] },
-      'unknown capability "Process"; caps admits only: Declassify, Env, FS, IO, Net',
+      'unknown capability "Process"; caps admits only: Clock, Declassify, Env, FS, IO, Net',
     ],
     [
       '§3.5: caps are case-sensitive',
       { path: 'x.ail', caps: ['io'] },
-      'unknown capability "io"; caps admits only: Declassify, Env, FS, IO, Net',
+      'unknown capability "io"; caps admits only: Clock, Declassify, Env, FS, IO, Net',
     ],
     [
       '§11 scenario 18: 33 argv items',
@@ -251,7 +256,7 @@ describe('ailang-run plan refusals (world-spec §3.5, §11 scenario 18)', () => 
     [
       'caps in order: unknown before duplicate',
       { path: 'x.ail', caps: ['Process', 'IO', 'IO'] },
-      'unknown capability "Process"; caps admits only: Declassify, Env, FS, IO, Net',
+      'unknown capability "Process"; caps admits only: Clock, Declassify, Env, FS, IO, Net',
     ],
     [
       'caps in order: duplicate before Env+Net',
@@ -273,6 +278,7 @@ describe('runEffectOf (world-spec §3.5)', () => {
     [undefined, 'Ailang.Run'],
     [['IO', 'FS'], 'Ailang.Run'],
     [['Declassify'], 'Ailang.Run'],
+    [['Clock', 'IO'], 'Ailang.Run'],
     [['Env', 'IO'], 'Ailang.RunEnv'],
     [['FS', 'Net'], 'Ailang.RunNet'],
   ])('%j → %s', (caps, effect) => {

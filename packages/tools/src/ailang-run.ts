@@ -32,7 +32,7 @@ export const RUN_NET_EFFECT = 'Ailang.RunNet';
 /** Argument names in schema order; the `admits only:` list of the unknown-argument refusal. */
 const ARGUMENTS = ['path', 'args_json', 'stdin', 'argv', 'caps'] as const;
 /** The capability names `caps` admits, case-sensitive, in the refusal's order (world-spec §3.5). */
-export const RUN_CAPABILITIES = ['Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
+export const RUN_CAPABILITIES = ['Clock', 'Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
 
 /** `args_json`, when present, must be text that parses as JSON (world-spec §3.5). */
 export function argsJsonRefusal(args: JsonObject): string | undefined {
@@ -150,7 +150,8 @@ export const ailangRun: ToolDefinition = {
     '(`ailang run --policy <policy> [--args-json J] -- <path> [-- <argv…>]`, from the worktree ' +
     "root, stdin piped in). The program's declared effects must fit the allowed capabilities: IO " +
     'and FS by default, or exactly the set named in caps (Env needs an Ailang.RunEnv grant, Net an ' +
-    'Ailang.RunNet grant, never both in one run). stdin is at most ' +
+    'Ailang.RunNet grant, never both in one run; Clock, for std/clock now and sleep, needs only the ' +
+    'operator gate and stays within the time limit). stdin is at most ' +
     `${RUN_STDIN_MAX_BYTES} UTF-8 bytes; argv at most ${RUN_ARGV_MAX_ITEMS} items of at most ` +
     `${RUN_ARGV_ITEM_MAX_BYTES} bytes each, without NUL. ` +
     'Returns {admitted, exit_code, decision, limit, stdout, stderr, policy}: a program refused ' +

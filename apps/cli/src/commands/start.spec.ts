@@ -110,7 +110,7 @@ describe('startConfig (world start: one clear line, exit 2, for a bad value)', (
       'an unknown run capability',
       BIND,
       { WORLD_RUN_ALLOW_CAPS: 'Env,Disk' },
-      'world start: invalid configuration: WORLD_RUN_ALLOW_CAPS: WORLD_RUN_ALLOW_CAPS must be a comma list of Declassify, Env, Net',
+      'world start: invalid configuration: WORLD_RUN_ALLOW_CAPS: WORLD_RUN_ALLOW_CAPS must be a comma list of Clock, Declassify, Env, Net',
     ],
     [
       'a Net allow-list entry that is no IP:PORT',

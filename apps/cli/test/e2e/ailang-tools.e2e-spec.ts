@@ -97,7 +97,7 @@ describe.each(MODES)('the AILANG tools over MCP (%s mode)', (mode) => {
     );
     expect(await refused({ path: 'x.ail', caps: [] })).toBe('argument "caps" names no capability');
     expect(await refused({ path: 'x.ail', caps: ['Process'] })).toBe(
-      'unknown capability "Process"; caps admits only: Declassify, Env, FS, IO, Net',
+      'unknown capability "Process"; caps admits only: Clock, Declassify, Env, FS, IO, Net',
     );
     expect(await refused({ path: 'x.ail', argv: Array.from({ length: 33 }, () => 'a') })).toBe(
       'argument "argv" has 33 items; the limit is 32',

@@ -12,9 +12,7 @@ const main = (body: string, row = '{IO}'): string =>
   ['module prog', IO, `export func main() -> () ! ${row} {`, body, '}'].join('\n');
 const out = (src: string, o: Parameters<typeof runProgram>[1] = {}): string => {
   const r = runProgram(src, o);
-  return r.exitCode === 0
-    ? r.stdout
-    : `exit ${r.exitCode}: ${r.stdout}${r.stderr.trimEnd()}`;
+  return r.exitCode === 0 ? r.stdout : `exit ${r.exitCode}: ${r.stdout}${r.stderr.trimEnd()}`;
 };
 const codes = (files: Record<string, string>, entry: string): [string, string][] =>
   checkSources(files, entry).diagnostics.map((d) => [d.code, d.message]);

@@ -176,7 +176,8 @@ class Loader {
     for (const imp of m.ast.imports) {
       if (imp.path.startsWith(LEGACY_STDLIB_PREFIX)) {
         imp.path = imp.path.slice('stdlib/'.length);
-        if (!this.warnings.includes(LEGACY_STDLIB_WARNING)) this.warnings.push(LEGACY_STDLIB_WARNING);
+        if (!this.warnings.includes(LEGACY_STDLIB_WARNING))
+          this.warnings.push(LEGACY_STDLIB_WARNING);
       }
       if (imp.path.startsWith('std/')) {
         if (!std.has(imp.path)) {

@@ -24,6 +24,11 @@ describe('policyVariant (world-spec §3.5 capability variants)', () => {
     ],
     ['FS alone drops IO', ['FS'], { ...base, allowed_caps: ['FS'], budgets: { FS: 1000 } }],
     [
+      'Clock adds its label and stays restricted (std/clock)',
+      ['Clock', 'FS', 'IO'],
+      { ...base, allowed_caps: ['Clock', 'FS', 'IO'] },
+    ],
+    [
       'Net adds the operator net_allow',
       ['FS', 'IO', 'Net'],
       { ...base, allowed_caps: ['FS', 'IO', 'Net'], net_allow: ['127.0.0.1:9000'] },

@@ -31,6 +31,7 @@ import {
 import { runProcess, type ProcessResult } from './process.js';
 import { withSlot } from './slots.js';
 import { checkRunPayload } from './run-payload.js';
+import { runResult } from './run-result.js';
 import type { AilangContext, Toolchain } from './types.js';
 
 /**
@@ -293,15 +294,7 @@ class BinaryToolchain implements Toolchain {
       stderr: r.stderr,
     });
     const policy = resolved.effective;
-    return {
-      ...outcome,
-      policy: {
-        digest: policy.digest,
-        security_mode: policy.security_mode,
-        caps: policy.allowed_caps,
-        net_allow: policy.net_allow,
-      },
-    };
+    return runResult(outcome, policy, ctx.worktree);
   }
 }
 

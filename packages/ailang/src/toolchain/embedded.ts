@@ -19,6 +19,7 @@ import { goDuration, superviseOp, superviseRun } from '../policy/supervisor.js';
 import { pathRefusal } from './confine.js';
 import { assertSandboxIsWorktree, childEnv, resolveRunPolicy } from './context.js';
 import { checkRunPayload } from './run-payload.js';
+import { runResult } from './run-result.js';
 import type { AilangContext, Toolchain } from './types.js';
 
 /**
@@ -204,15 +205,7 @@ class EmbeddedToolchain implements Toolchain {
       ctx.deadlineMs,
     );
     const outcome = classifyRunOutcome(raw);
-    return {
-      ...outcome,
-      policy: {
-        digest: policy.digest,
-        security_mode: policy.security_mode,
-        caps: policy.allowed_caps,
-        net_allow: policy.net_allow,
-      },
-    };
+    return runResult(outcome, policy, ctx.worktree);
   }
 }
 
