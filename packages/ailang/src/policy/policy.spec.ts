@@ -1,6 +1,12 @@
 import { OperatorGateError } from '../errors.js';
 import type { AilangPolicy } from '../toolchain/types.js';
-import { checkOperatorGates, policyDigest, policyVariant, renderPolicyToml } from './policy.js';
+import {
+  capsTag,
+  checkOperatorGates,
+  policyDigest,
+  policyVariant,
+  renderPolicyToml,
+} from './policy.js';
 import { goDuration } from './supervisor.js';
 
 const base: AilangPolicy = {
@@ -54,6 +60,26 @@ describe('policyVariant (world-spec §3.5 capability variants)', () => {
     const v = policyVariant(base, caps, ['127.0.0.1:9000']);
     if (expected === null) expect(v).toBe(base);
     else expect(v).toEqual(expected);
+  });
+
+  it('adds net_allow_http to a Net run when the operator allows plain http, and only then', () => {
+    const net = policyVariant(base, ['IO', 'Net'], ['127.0.0.1:9000'], true);
+    expect(net).toEqual({
+      ...base,
+      allowed_caps: ['FS', 'IO', 'Net'],
+      budgets: { FS: 0 },
+      net_allow: ['127.0.0.1:9000'],
+      net_allow_http: true,
+    });
+    expect(policyVariant(base, ['IO', 'FS'], ['127.0.0.1:9000'], true)).toBe(base);
+    expect(renderPolicyToml(net).split('\n').slice(5, 7)).toEqual([
+      'net_allow = ["127.0.0.1:9000"]',
+      'net_allow_http = true',
+    ]);
+    // The variant files differ, so a changed operator setting never reuses the other's file.
+    expect([capsTag(net), capsTag(policyVariant(base, ['IO', 'Net'], ['127.0.0.1:9000']))]).toEqual(
+      ['FS-IO-Net-fs0-http', 'FS-IO-Net-fs0'],
+    );
   });
 });
 

@@ -71,14 +71,19 @@ export function checkOperatorGates(
 /**
  * The policy a run with `caps` uses (world-spec §3.5): IO/FS/Declassify subsets stay
  * restricted with FS always allowed but budgeted 0 when not requested; Net adds the operator's
- * `net_allow`; Env switches to `trusted_host` with a `.git/**` deny entry and explicit byte
- * limits at the restricted defaults. Declassify changes nothing in the AILANG policy.
+ * `net_allow`, and `net_allow_http = true` when the operator allows plain http
+ * (`--run-net-allow-http`, world-spec §7.2); Env switches to `trusted_host` with a `.git/**`
+ * deny entry and explicit byte limits at the restricted defaults. Declassify changes nothing in
+ * the AILANG policy.
+ * @param netAllow the operator's `IP:PORT` literals
+ * @param netAllowHttp whether the operator allows plain http to them (default: https only)
  * @returns the episode policy itself when nothing changes
  */
 export function policyVariant(
   base: AilangPolicy,
   caps: readonly string[],
   netAllow: readonly string[],
+  netAllowHttp = false,
 ): RunPolicy {
   const requested = new Set(caps);
   const allowed = new Set(['FS']);
@@ -90,7 +95,10 @@ export function policyVariant(
     allowed_caps: [...allowed].sort(),
     budgets: { FS: requested.has('FS') ? base.budgets.FS : 0 },
   };
-  if (requested.has('Net')) variant.net_allow = [...netAllow];
+  if (requested.has('Net')) {
+    variant.net_allow = [...netAllow];
+    if (netAllowHttp) variant.net_allow_http = true;
+  }
   if (requested.has('Env')) {
     variant.security_mode = 'trusted_host';
     variant.fs_deny_write = base.fs_deny_write.includes('.git/**')
@@ -111,9 +119,16 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
 }
 
-/** A file-name-safe tag of a cap set: `Env-FS-IO`. */
+/**
+ * A file-name-safe tag of a cap set: `Env-FS-IO`, with `-fs0` for an FS budget of 0 and `-http`
+ * when plain http is allowed, so two variants that differ in either never share a file.
+ */
 export function capsTag(policy: AilangPolicy): string {
-  return [...policy.allowed_caps].sort().join('-') + (policy.budgets.FS === 0 ? '-fs0' : '');
+  return (
+    [...policy.allowed_caps].sort().join('-') +
+    (policy.budgets.FS === 0 ? '-fs0' : '') +
+    (policy.net_allow_http === true ? '-http' : '')
+  );
 }
 
 /**

@@ -4,13 +4,17 @@ import { execFileSync } from 'node:child_process';
  * One HTTP exchange, synchronously, for std/net in the interpreter's worker thread: a short-lived
  * Node child process performs it (Node has no synchronous HTTP client) and answers one JSON line.
  * Redirects are never followed; the body is read up to a byte cap; the child ends itself at the
- * deadline. The caller has already checked the endpoint against the policy (stdlib/impl/net.ts).
+ * deadline. The caller has already checked the endpoint against the policy
+ * (stdlib/impl/services.ts); the child checks again that the URL it parses reaches exactly that
+ * endpoint, so no difference between the two parsers can send a request elsewhere.
  */
 
 /** What to send. */
 export interface HttpExchange {
   method: string;
   url: string;
+  /** the allowed `IP:PORT` the URL must reach */
+  endpoint: string;
   headers: [string, string][];
   body: string;
   /** the whole exchange's limit, ms */
@@ -27,10 +31,19 @@ export type HttpOutcome =
 // The child: one request, raw headers in wire order, body capped, one JSON line on stdout.
 const CHILD = `
 const req = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-const lib = require(req.url.startsWith('https:') ? 'https' : 'http');
 const done = (o) => { process.stdout.write(JSON.stringify(o)); process.exit(0); };
+let u;
+try { u = new URL(req.url); } catch (e) { done({ ok: false, kind: 'transport', message: e.message }); }
+const tls = u.protocol === 'https:';
+const reached = u.hostname + ':' + (u.port || (tls ? '443' : '80'));
+if (reached !== req.endpoint) done({ ok: false, kind: 'transport', message: 'the URL reaches ' + reached + ', not ' + req.endpoint });
+const lib = require(tls ? 'https' : 'http');
+// Raw (array) headers get no defaults from Node: the child writes Host and the body's length,
+// which the policy keeps programs from setting themselves.
+const headers = ['Host', u.host, ...req.headers];
+if (req.body !== '' || req.method === 'POST') headers.push('Content-Length', String(Buffer.byteLength(req.body)));
 setTimeout(() => done({ ok: false, kind: 'transport', message: 'request timed out after ' + req.timeoutMs + ' ms' }), req.timeoutMs).unref();
-const r = lib.request(req.url, { method: req.method, headers: req.headers }, (res) => {
+const r = lib.request(u, { method: req.method, headers }, (res) => {
   const chunks = []; let size = 0;
   res.on('data', (c) => {
     size += c.length;

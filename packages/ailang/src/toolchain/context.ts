@@ -93,7 +93,7 @@ export interface ResolvedRunPolicy {
  * when the file is absent) or a rendered variant.
  */
 export function resolveRunPolicy(ctx: AilangContext, caps: readonly string[]): ResolvedRunPolicy {
-  const variant = policyVariant(ctx.policy, caps, ctx.netAllow);
+  const variant = policyVariant(ctx.policy, caps, ctx.netAllow, ctx.netAllowHttp === true);
   const isBase = variant === ctx.policy;
   const path = isBase ? ctx.policyPath : variantPath(ctx.policyPath, variant);
   const bytes = isBase ? basePolicyBytes(ctx) : renderPolicyToml(variant);

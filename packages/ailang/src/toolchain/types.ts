@@ -30,6 +30,11 @@ export interface AilangContext {
   runAllowCaps: string[];
   /** operator IP:PORT literals for Net */
   netAllow: string[];
+  /**
+   * plain http to those literals (the operator's `--run-net-allow-http`, world-spec §7.2);
+   * absent or false: a Net run reaches them over https only
+   */
+  netAllowHttp?: boolean;
   /** hard cap for this op, in ms */
   deadlineMs: number;
   /**

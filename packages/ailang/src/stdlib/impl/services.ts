@@ -39,28 +39,39 @@ const BLOCKED_HEADERS = new Set([
 ]);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const DEFAULT_PORT: Record<string, string> = { http: '80', https: '443' };
+// The schemes the real validateProtocol calls unsupported; any other non-http(s) one is unknown.
+const UNSUPPORTED_SCHEMES = new Set(['file', 'ftp', 'data', 'gopher', '']);
 
-/** The refusal of a request, as std/net's NetError, or null when the endpoint is allowed. */
-function endpointRefusal(rt: RuntimeApi, method: string, url: string): Value | null {
+/**
+ * The refusal of a request, as std/net's NetError, or the allowed `IP:PORT` it reaches. The
+ * protocol texts are the real toolchain's (its std/net validateProtocol): https always, http only
+ * with the policy's `net_allow_http`, every other scheme blocked.
+ */
+function endpointOf(rt: RuntimeApi, method: string, url: string): Value | string {
   const net = rt.host.net;
   if (!METHODS.has(method))
     return ctor(
       'Transport',
       `E_NET_METHOD_BLOCKED: method ${JSON.stringify(method)} is not supported (GET, POST)`,
     );
-  const m = /^(https?):\/\/([^/?#]*)(?:[/?#]|$)/.exec(url);
-  if (m === null)
+  const scheme = (/^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1] ?? '').toLowerCase();
+  if (scheme === 'http' && !net.allowHttp)
     return ctor(
       'Transport',
-      `E_NET_PROTOCOL_BLOCKED: ${JSON.stringify(url)} is not an http(s) URL`,
+      'E_NET_PROTOCOL_BLOCKED: http:// blocked (use --net-allow-http to enable)',
     );
-  const [, scheme, authority] = m as unknown as [string, string, string];
-  if (scheme === 'http' && !net.allowHttp)
-    return ctor('Transport', 'E_NET_PROTOCOL_BLOCKED: plain http is not allowed by this policy');
+  if (scheme !== 'http' && scheme !== 'https')
+    return ctor(
+      'Transport',
+      `E_NET_PROTOCOL_BLOCKED: ${UNSUPPORTED_SCHEMES.has(scheme) ? 'unsupported' : 'unknown'} protocol: ${scheme}`,
+    );
+  // Only the `scheme://authority` form names an endpoint; `http:x` has no authority to allow.
+  const m = /^[^:]+:\/\/([^/?#]*)(?:[/?#]|$)/.exec(url);
+  const authority = m?.[1] ?? '';
   const hostPort = authority.includes(':') ? authority : `${authority}:${DEFAULT_PORT[scheme]}`;
-  if (authority.includes('@') || !net.allow.includes(hostPort))
+  if (m === null || authority.includes('@') || !net.allow.includes(hostPort))
     return ctor('DisallowedHost', authority);
-  return null;
+  return hostPort;
 }
 
 function headerRefusal(headers: [string, string][]): Value | null {
@@ -86,11 +97,13 @@ export function httpRequest(
   body: string,
 ): Value {
   rt.host.charge('Net');
-  const refusal = endpointRefusal(rt, method, url) ?? headerRefusal(headers);
+  const endpoint = endpointOf(rt, method, url);
+  const refusal = typeof endpoint === 'string' ? headerRefusal(headers) : endpoint;
   if (refusal !== null) return err(refusal);
   const out = httpExchangeSync({
     method,
     url,
+    endpoint: endpoint as string,
     headers,
     body,
     timeoutMs: rt.host.net.timeoutMs,
