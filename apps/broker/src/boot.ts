@@ -49,6 +49,8 @@ export interface BrokerOptions {
   runAllowCaps?: string[];
   /** IP:PORT literals a Net run may reach */
   netAllow?: string[];
+  /** plain http to them (WORLD_RUN_NET_ALLOW_HTTP); default false: https only */
+  netAllowHttp?: boolean;
   /** the invocation deadline the policy timeout derives from (default CALL_DEADLINE_MS) */
   callDeadlineMs?: number;
 }
@@ -127,6 +129,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       examplesDir: settings.examplesDir,
       runAllowCaps: options.runAllowCaps ?? [],
       netAllow: options.netAllow ?? [],
+      netAllowHttp: options.netAllowHttp ?? false,
       cacheRoot: join(settings.worldHome, 'cache'),
     })),
     ...options.handlers,

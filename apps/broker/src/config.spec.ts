@@ -28,6 +28,23 @@ describe('BrokerEnv paths', () => {
   });
 
   it.each([
+    [undefined, false],
+    ['', false],
+    ['0', false],
+    ['false', false],
+    ['1', true],
+    ['true', true],
+  ])('reads WORLD_RUN_NET_ALLOW_HTTP=%j as %s', (value, on) => {
+    const env = value === undefined ? base : { ...base, WORLD_RUN_NET_ALLOW_HTTP: value };
+    expect(loadConfig('broker', BrokerEnv, env).WORLD_RUN_NET_ALLOW_HTTP).toBe(on);
+  });
+
+  it.each([
+    [
+      'WORLD_RUN_NET_ALLOW_HTTP that is no on/off value',
+      { WORLD_RUN_NET_ALLOW_HTTP: 'yes' },
+      'broker: invalid configuration: WORLD_RUN_NET_ALLOW_HTTP: WORLD_RUN_NET_ALLOW_HTTP must be 1 or true (on), or 0, false or empty (off)',
+    ],
     [
       'AILANG_BIN that does not exist',
       { AILANG_BIN: '/nonexistent' },

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { z } from 'zod';
-import { CommonEnv } from '@world/runtime';
+import { CommonEnv, envFlag } from '@world/runtime';
 
 /**
  * Why `path` is not what a variable needs (an executable file, or a directory), or undefined
@@ -69,6 +69,11 @@ export const BrokerEnv = CommonEnv.extend({
     )
     .default('')
     .transform((v) => (v === '' ? [] : v.split(','))),
+  /**
+   * plain http to the WORLD_RUN_NET_ALLOW endpoints (`--run-net-allow-http`, world-spec §7.2):
+   * `1`/`true` on; unset, empty, `0`/`false` off (a Net run then reaches them over https only)
+   */
+  WORLD_RUN_NET_ALLOW_HTTP: envFlag('WORLD_RUN_NET_ALLOW_HTTP'),
   /** a real ailang binary to use instead of the embedded toolchain (DESIGN.md §7.8) */
   AILANG_BIN: existingPath('AILANG_BIN', 'executable').optional(),
 });

@@ -30,6 +30,7 @@ runMain(async () => {
     examplesDir: config.WORLD_EXAMPLES_DIR,
     runAllowCaps: config.WORLD_RUN_ALLOW_CAPS,
     netAllow: config.WORLD_RUN_NET_ALLOW,
+    netAllowHttp: config.WORLD_RUN_NET_ALLOW_HTTP,
     toolchain: toolchainFromEnv({ AILANG_BIN: config.AILANG_BIN }),
   }).catch(async (err: unknown) => {
     await database.close();

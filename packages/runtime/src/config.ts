@@ -53,6 +53,22 @@ export function isLogLevel(value: string | undefined): value is LogLevelName {
   return (LOG_LEVELS as readonly string[]).includes(value ?? '');
 }
 
+/** What an on/off variable may say: `1` or `true` (on), `0`, `false` or empty (off). */
+export const FLAG_VALUES = ['1', 'true', '0', 'false', ''] as const;
+
+/**
+ * An on/off environment variable (README "Configuration"): FLAG_VALUES only, anything else
+ * refused at start with `<name> must be 1 or true (on), or 0, false or empty (off)`; unset is off.
+ * @param name the variable, for the message
+ * @returns a schema whose output is a boolean
+ */
+export function envFlag(name: string) {
+  return z
+    .enum(FLAG_VALUES, { message: `${name} must be 1 or true (on), or 0, false or empty (off)` })
+    .optional()
+    .transform((v) => v === '1' || v === 'true');
+}
+
 /** The largest TCP port number. */
 const MAX_TCP_PORT = 65_535;
 const HEALTH_PORT_MESSAGE = `WORLD_HEALTH_PORT must be a TCP port number (0-${MAX_TCP_PORT})`;

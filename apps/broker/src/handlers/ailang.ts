@@ -12,6 +12,8 @@ export interface AilangOperatorSettings {
   runAllowCaps: string[];
   /** IP:PORT literals a Net run may reach (WORLD_RUN_NET_ALLOW) */
   netAllow: string[];
+  /** plain http to them (WORLD_RUN_NET_ALLOW_HTTP; world-spec §7.2 `--run-net-allow-http`) */
+  netAllowHttp: boolean;
   /** per-episode cache/HOME of binary subprocesses: <cacheRoot>/<episode> (world-spec §7.5) */
   cacheRoot: string;
 }
@@ -41,6 +43,7 @@ export async function ailangHandlers(
     examplesDir: settings.examplesDir,
     runAllowCaps: settings.runAllowCaps,
     netAllow: settings.netAllow,
+    netAllowHttp: settings.netAllowHttp,
     deadlineMs: Math.max(1, ctx.deadline - Date.now()),
     cacheDir: join(settings.cacheRoot, ctx.episodeId),
   });

@@ -25,6 +25,7 @@ describe('startConfig (world start: one clear line, exit 2, for a bad value)', (
       examplesDir: undefined,
       runAllowCaps: [],
       netAllow: [],
+      netAllowHttp: false,
     });
   });
 
@@ -38,6 +39,7 @@ describe('startConfig (world start: one clear line, exit 2, for a bad value)', (
           WORLD_EXAMPLES_DIR: examples,
           WORLD_RUN_ALLOW_CAPS: 'Env,Net',
           WORLD_RUN_NET_ALLOW: '127.0.0.1:8080',
+          WORLD_RUN_NET_ALLOW_HTTP: '1',
           WORLD_CALL_DEADLINE_MS: '30000',
           WORLD_LOG_LEVEL: 'warn',
           NATS_URL: '',
@@ -51,6 +53,7 @@ describe('startConfig (world start: one clear line, exit 2, for a bad value)', (
       examplesDir: examples,
       runAllowCaps: ['Env', 'Net'],
       netAllow: ['127.0.0.1:8080'],
+      netAllowHttp: true,
     });
   });
 
@@ -117,6 +120,12 @@ describe('startConfig (world start: one clear line, exit 2, for a bad value)', (
       BIND,
       { WORLD_RUN_NET_ALLOW: 'example.com:80' },
       'world start: invalid configuration: WORLD_RUN_NET_ALLOW: WORLD_RUN_NET_ALLOW must be a comma list of IP:PORT literals',
+    ],
+    [
+      'WORLD_RUN_NET_ALLOW_HTTP=yes',
+      BIND,
+      { WORLD_RUN_NET_ALLOW_HTTP: 'yes' },
+      'world start: invalid configuration: WORLD_RUN_NET_ALLOW_HTTP: WORLD_RUN_NET_ALLOW_HTTP must be 1 or true (on), or 0, false or empty (off)',
     ],
     [
       'a NATS_URL that is no URL',

@@ -1,7 +1,14 @@
 import { BrokerEnv } from '@world/broker';
 import { z } from 'zod';
 import { assertBindAllowed, parseBind, type BindAddress } from '@world/gateway';
-import { CommonEnv, ConfigError, loadConfig, openPostgres, serviceLogger } from '@world/runtime';
+import {
+  CommonEnv,
+  ConfigError,
+  envFlag,
+  loadConfig,
+  openPostgres,
+  serviceLogger,
+} from '@world/runtime';
 import { uniqueReplica } from './util.js';
 import { bootstrapDemo } from '../system/demo.js';
 import { startDistributedInProcess, startEmbedded, type System } from '../system/embedded.js';
@@ -27,35 +34,22 @@ export const INSPECTOR_VERSION = '2.12.0';
 const START = 'world start';
 
 /**
- * An on/off variable with the gateway's accepted values (GatewayEnv): `1` or `true` is on; `0`,
- * `false`, empty or unset is off; anything else is refused with one line.
- */
-function flag(name: string) {
-  return z
-    .enum(FLAG_VALUES, {
-      message: `${name} must be 1 or true (on), or 0, false or empty (off)`,
-    })
-    .optional()
-    .transform((v) => v === '1' || v === 'true');
-}
-/** What an on/off variable may say (the gateway's flags accept exactly these). */
-const FLAG_VALUES = ['1', 'true', '0', 'false', ''] as const;
-
-/**
  * The environment `world start` reads (DESIGN.md §5), validated before anything starts: the
  * common variables (WORLD_LOG_LEVEL among them), the gateway's flags (WORLD_PUBLIC_READS,
- * WORLD_BIND_PUBLIC) with the gateway's accepted values, and the broker's examples corpus, run capabilities and AILANG_BIN.
+ * WORLD_BIND_PUBLIC) with the gateway's accepted values, and the broker's examples corpus, run
+ * capabilities, Net allowances (WORLD_RUN_NET_ALLOW, WORLD_RUN_NET_ALLOW_HTTP) and AILANG_BIN.
  */
 export const StartEnv = CommonEnv.omit({ WORLD_HEALTH_PORT: true, WORLD_HEALTH_HOST: true })
   .extend({
-    WORLD_PUBLIC_READS: flag('WORLD_PUBLIC_READS'),
-    WORLD_BIND_PUBLIC: flag('WORLD_BIND_PUBLIC'),
+    WORLD_PUBLIC_READS: envFlag('WORLD_PUBLIC_READS'),
+    WORLD_BIND_PUBLIC: envFlag('WORLD_BIND_PUBLIC'),
   })
   .extend(
     BrokerEnv.pick({
       WORLD_EXAMPLES_DIR: true,
       WORLD_RUN_ALLOW_CAPS: true,
       WORLD_RUN_NET_ALLOW: true,
+      WORLD_RUN_NET_ALLOW_HTTP: true,
       AILANG_BIN: true,
     }).shape,
   );
@@ -84,6 +78,7 @@ export interface StartConfig {
   examplesDir?: string;
   runAllowCaps: string[];
   netAllow: string[];
+  netAllowHttp: boolean;
 }
 
 /**
@@ -114,6 +109,7 @@ export function startConfig(
     examplesDir: parsed.WORLD_EXAMPLES_DIR,
     runAllowCaps: parsed.WORLD_RUN_ALLOW_CAPS,
     netAllow: parsed.WORLD_RUN_NET_ALLOW,
+    netAllowHttp: parsed.WORLD_RUN_NET_ALLOW_HTTP,
   };
 }
 
@@ -147,6 +143,7 @@ async function startLocked(
     examplesDir: config.examplesDir,
     runAllowCaps: config.runAllowCaps,
     netAllow: config.netAllow,
+    netAllowHttp: config.netAllowHttp,
   };
   const distributed = Boolean(env.NATS_URL) && Boolean(env.DATABASE_URL);
   const system = distributed

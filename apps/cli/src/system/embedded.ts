@@ -43,9 +43,15 @@ export interface SystemOptions {
   logStreamRunMs?: number;
   /**
    * The broker's operator settings (WORLD_EXAMPLES_DIR, WORLD_RUN_ALLOW_CAPS,
-   * WORLD_RUN_NET_ALLOW); default none. The toolchain follows AILANG_BIN (startBroker's default).
+   * WORLD_RUN_NET_ALLOW, WORLD_RUN_NET_ALLOW_HTTP); default none. The toolchain follows
+   * AILANG_BIN (startBroker's default).
    */
-  broker?: { examplesDir?: string; runAllowCaps?: string[]; netAllow?: string[] };
+  broker?: {
+    examplesDir?: string;
+    runAllowCaps?: string[];
+    netAllow?: string[];
+    netAllowHttp?: boolean;
+  };
 }
 
 /**
@@ -108,6 +114,7 @@ async function startServices(
         examplesDir: options.broker?.examplesDir,
         runAllowCaps: options.broker?.runAllowCaps,
         netAllow: options.broker?.netAllow,
+        netAllowHttp: options.broker?.netAllowHttp,
       }),
     );
     services.push(await startPlanner({ transport, callDeadlineMs: options.callDeadlineMs }));

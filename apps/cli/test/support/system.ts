@@ -19,6 +19,7 @@ import {
   startDistributedInProcess,
   startEmbedded,
   type System,
+  type SystemOptions,
 } from '../../src/system/embedded.js';
 import { worldPaths, type WorldPaths } from '../../src/system/paths.js';
 
@@ -93,7 +94,13 @@ export interface TestSystem {
 /** Starts a system in the given mode. */
 export async function startTestSystem(
   mode: Mode,
-  options: { callDeadlineMs?: number; publicReads?: boolean; logStreamRunMs?: number } = {},
+  options: {
+    callDeadlineMs?: number;
+    publicReads?: boolean;
+    logStreamRunMs?: number;
+    /** the broker's operator settings (README "Operator settings") */
+    broker?: SystemOptions['broker'];
+  } = {},
 ): Promise<TestSystem> {
   const home = await mkdtemp(join(tmpdir(), `world-e2e-${mode}-`));
   const paths = worldPaths({
