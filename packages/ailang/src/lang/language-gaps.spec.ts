@@ -243,3 +243,48 @@ describe('class 10: legacy stdlib/std/ import paths run with the real warning', 
     });
   });
 });
+
+describe("the real toolchain's current std signatures (README: where the docs and it disagree)", () => {
+  it('answers getEnv with Result[string, EnvError]: Ok(value), Err(NotFound(message))', () => {
+    const src = [
+      'module prog',
+      IO,
+      'import std/env (getEnv, NotFound, NotAllowed)',
+      'export func main() -> () ! {IO, Env} {',
+      '  match getEnv("LANG") { Ok(v) => println("LANG=" ++ v), Err(_) => println("unset") };',
+      '  match getEnv("NOPE") { Ok(v) => println(v), Err(NotFound(m)) => println(m), Err(NotAllowed(m)) => println(m) };',
+      '  println(show(_env_getEnv("PATH")))',
+      '}',
+    ].join('\n');
+    expect(out(src, { policy: { allowed_caps: ['Env', 'FS', 'IO'] } })).toBe(
+      'LANG=C\nenvironment variable "NOPE" not found\nOk(/usr/bin:/bin)\n',
+    );
+  });
+
+  it('refuses the documented Option reading of getEnv', () => {
+    const src = [
+      'module prog',
+      IO,
+      'import std/env (getEnv)',
+      'export func main() -> () ! {IO, Env} {',
+      '  match getEnv("LANG") { Some(v) => println(v), None => println("unset") }',
+      '}',
+    ].join('\n');
+    expect(codes({ 'prog.ail': src }, 'prog.ail')).toEqual([
+      [
+        'TC_TYPE_001',
+        'type error in prog (decl 0): at prog.ail:5:26: type mismatch in the pattern: expected Result[string, EnvError], got Option[a]',
+      ],
+    ]);
+  });
+
+  it('answers _str_find in characters, as std/string find composes with substring', () => {
+    expect(
+      out(
+        main(
+          '  let s = "héllo wörld";\n  println(show(_str_find(s, "w")) ++ " " ++ _str_slice(s, _str_find(s, "w"), _str_len(s)))',
+        ),
+      ),
+    ).toBe('6 wörld\n');
+  });
+});

@@ -69,6 +69,18 @@ export const STD_TYPES: readonly StdType[] = [
     prelude: false,
   },
   {
+    // The real std/env's error type; getEnv answers Err(NotFound(message)).
+    module: 'std/env',
+    name: 'EnvError',
+    params: [],
+    ctors: [
+      { name: 'NotFound', fields: ['string'] },
+      { name: 'NotAllowed', fields: ['string'] },
+    ],
+    alias: null,
+    prelude: false,
+  },
+  {
     module: 'std/net',
     name: 'NetError',
     params: [],

@@ -2,7 +2,8 @@ import { area, type BuiltinSpec } from './area.js';
 
 /**
  * `show`, std/option, std/result and std/env (ailang.md §2.3). The option and result helpers are
- * written in AILANG in the real library (exports only); std/env's `hasEnv` wraps `_env_hasEnv`.
+ * written in AILANG in the real library (exports only); std/env's `getEnv` and `hasEnv` wrap
+ * `_env_getEnv` and `_env_hasEnv`.
  */
 export const ADTS: readonly BuiltinSpec[] = [
   ...area('prelude', [
@@ -58,10 +59,10 @@ export const ADTS: readonly BuiltinSpec[] = [
     ['getArgs', null, '', '() -> [string] ! {Env}', 'The program arguments given after the file'],
     [
       'getEnv',
-      null,
+      '_env_getEnv',
       'name',
-      '(string) -> Option[string] ! {Env}',
-      "A variable of the run's minimal environment",
+      '(string) -> Result[string, EnvError] ! {Env}',
+      "A variable of the run's minimal environment, or Err(NotFound(message))",
     ],
     [
       'getEnvOr',

@@ -37,10 +37,19 @@ export const ADT_IMPLS: Record<string, BuiltinImpl> = {
     throw new AilRuntimeError(`unwrap: called on ${show(r!)}`);
   },
   'std/env.getArgs': (_a, rt) => (rt.host.charge('Env'), listFrom([...rt.host.args])),
-  'std/env.getEnv': ([n], rt) => {
+  // The real std/env: Result[string, EnvError], Err(NotFound(text)) for an unset variable (the
+  // run's minimal environment has no allowlist, so NotAllowed never arises here).
+  _env_getEnv: ([n], rt) => {
     rt.host.charge('Env');
-    const v = rt.host.env.get(str(n!));
-    return v === undefined ? NONE : some(v);
+    const name = str(n!);
+    const v = rt.host.env.get(name);
+    return v === undefined
+      ? err({
+          k: 'ctor',
+          name: 'NotFound',
+          args: [`environment variable ${JSON.stringify(name)} not found`],
+        })
+      : ok(v);
   },
   'std/env.getEnvOr': ([n, d], rt) => (rt.host.charge('Env'), rt.host.env.get(str(n!)) ?? str(d!)),
   _env_hasEnv: ([n], rt) => (rt.host.charge('Env'), rt.host.env.has(str(n!))),
