@@ -135,12 +135,14 @@ describe.each(MODES)('the AILANG tools over MCP (%s mode)', (mode) => {
     expect(out.stdout).toBe('hello from ailang-run\n');
     expect(out.stderr.endsWith('\n')).toBe(true);
     const policy = policyLine(out.stderr);
+    // The toolchain's own lines name the worktree `.`: no host path reaches the agent.
     expect(policy).toMatchObject({
       ok: true,
       security_mode: 'restricted',
       timeout_ms: POLICY_TIMEOUT_MS,
-      fs_sandbox: worktree,
+      fs_sandbox: '.',
     });
+    expect(out.stderr).not.toContain(worktree);
     expect(out.policy).toEqual({
       digest: policy.policy_digest,
       security_mode: 'restricted',
@@ -164,9 +166,7 @@ describe.each(MODES)('the AILANG tools over MCP (%s mode)', (mode) => {
     const out = (await w.call(token, 'ailang-run', { path: 'escape.ail' })) as Record<string, any>;
     expect([out.admitted, out.exit_code, out.limit, out.stdout]).toEqual([true, 1, null, '']);
     const [first, second] = out.stderr.split('\n');
-    expect(first).toBe(
-      `Error: execution failed: readFile: path "/etc/hosts" escapes sandbox "${worktree}"`,
-    );
+    expect(first).toBe('Error: execution failed: readFile: path "/etc/hosts" escapes sandbox "."');
     expect(second.startsWith('policy: {"ok":true')).toBe(true);
   });
 
