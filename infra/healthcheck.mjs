@@ -3,8 +3,8 @@
 // its PostgreSQL and NATS connections work — and 1 otherwise. Every service process serves
 // GET /readyz on WORLD_HEALTH_PORT; WORLD_HEALTHCHECK_URL overrides the address.
 
-/** How long one probe may take before it counts as a failure: under compose's 3 s timeout. */
-const PROBE_TIMEOUT_MS = 2_000;
+/** How long one probe may take before it counts as a failure: under the healthcheck's 10 s timeout. */
+const PROBE_TIMEOUT_MS = 8_000;
 /** The only status that means ready. */
 const READY_STATUS = 200;
 
