@@ -1,8 +1,9 @@
 /**
  * The deployment files (issue 6 "Deployment files"; DESIGN.md §1, §5): docker-compose.yml, the
- * Dockerfile and its helper scripts. No Docker engine runs here, so the compose file is parsed and
+ * Dockerfile and its helper scripts, without a Docker engine: the compose file is parsed and
  * checked against what each service's own configuration schema requires, and the scripts the
- * image runs (entrypoint, healthcheck, secret maker) are run for real.
+ * image runs (entrypoint, healthcheck, secret maker) are run for real. The deployment test
+ * (test/deploy/compose.deploy-spec.ts, `pnpm test:deploy`) builds and runs them on an engine.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, copyFile, writeFile, chmod } from 'node:fs/promises';
@@ -31,7 +32,7 @@ let plannerConfig: PlannerConfigLoader;
 type Env = Record<string, string>;
 interface ComposeService {
   image?: string;
-  build?: { context: string; dockerfile: string; args?: Env };
+  build?: { context: string; dockerfile: string; network?: string; args?: Env };
   command?: string[];
   environment?: Env;
   secrets?: string[];
@@ -130,7 +131,8 @@ describe('docker-compose.yml', () => {
 
   it('runs NATS with JetStream, a healthcheck and the config file raising max_payload to 8 MiB', async () => {
     const nats = compose.services.nats!;
-    expect(nats.image).toMatch(/^nats:2\.\d+-alpine$/);
+    expect(interpolate(nats.image!)).toMatch(/^nats:2\.\d+-alpine$/);
+    expect(interpolate(nats.image!, { WORLD_NATS_IMAGE: 'mirror/nats:2' })).toBe('mirror/nats:2');
     expect(nats.command).toEqual([
       '-c',
       '/etc/nats/nats.conf',
@@ -159,6 +161,8 @@ describe('docker-compose.yml', () => {
 
   it('runs PostgreSQL on a named volume with a healthcheck and its password from a compose secret', () => {
     const pg = compose.services.postgres!;
+    expect(interpolate(pg.image!)).toBe('postgres:15-alpine');
+    expect(interpolate(pg.image!, { WORLD_POSTGRES_IMAGE: 'mirror/pg:15' })).toBe('mirror/pg:15');
     expect(pg.volumes).toEqual(['pgdata:/var/lib/postgresql/data']);
     expect(compose.volumes).toHaveProperty('pgdata');
     expect(pg.healthcheck?.test).toEqual([
@@ -180,8 +184,14 @@ describe('docker-compose.yml', () => {
       expect(svc.build).toEqual({
         context: '.',
         dockerfile: 'infra/Dockerfile',
-        args: { APP: name },
+        network: '${WORLD_BUILD_NETWORK:-default}',
+        args: { APP: name, WORLD_NODE_IMAGE: '${WORLD_NODE_IMAGE:-node:20.20-bookworm-slim}' },
       });
+      // The compose default base image is the Dockerfile's own default.
+      expect(dockerfile).toContain(
+        `ARG WORLD_NODE_IMAGE=${interpolate(svc.build!.args!.WORLD_NODE_IMAGE!)}\n`,
+      );
+      expect(interpolate(svc.build!.network!, { WORLD_BUILD_NETWORK: 'host' })).toBe('host');
       expect(svc.image).toBe(`world-${name}:\${WORLD_IMAGE_TAG:-latest}`);
       expect(svc.depends_on?.nats).toEqual({ condition: 'service_healthy' });
       expect(svc.depends_on?.postgres).toEqual({ condition: 'service_healthy' });
@@ -206,13 +216,17 @@ describe('docker-compose.yml', () => {
     },
   );
 
-  it('publishes the gateway on 7644, bound beyond loopback by explicit opt-in, after the services are healthy', () => {
+  it("publishes the gateway on the host's loopback only unless the operator opts into more, after the services are healthy", () => {
     const gw = compose.services.gateway!;
     expect(gw.container_name).toBeUndefined();
-    expect(gw.ports?.map((p) => interpolate(p))).toEqual(['7644:7644']);
+    expect(gw.ports?.map((p) => interpolate(p))).toEqual(['127.0.0.1:7644:7644']);
     expect(gw.ports?.map((p) => interpolate(p, { WORLD_HTTP_PORT: '8080' }))).toEqual([
-      '8080:7644',
+      '127.0.0.1:8080:7644',
     ]);
+    expect(gw.ports?.map((p) => interpolate(p, { WORLD_HTTP_ADDR: '0.0.0.0' }))).toEqual([
+      '0.0.0.0:7644:7644',
+    ]);
+    // Inside its container the gateway leaves loopback by explicit opt-in, so the port mapping works.
     const config = loadGatewayConfig(containerEnv('gateway'));
     expect(config.bind).toEqual({ host: '0.0.0.0', port: 7644 });
     expect(config.operatorTokenFile).toBe('/run/secrets/operator_token');
@@ -286,9 +300,13 @@ describe('docker-compose.yml', () => {
       }
     }
     expect((await readFile(join(INFRA, '.gitignore'), 'utf8')).split('\n')).toContain('secrets/');
-    expect((await readFile(join(INFRA, 'Dockerfile.dockerignore'), 'utf8')).split('\n')).toContain(
-      'infra/secrets',
-    );
+    // The root .dockerignore: the one every builder reads (the classic builder and
+    // docker-compose 1.29 ignore infra/Dockerfile.dockerignore), so no builder sees the secrets.
+    const ignored = (await readFile(join(ROOT, '.dockerignore'), 'utf8')).split('\n');
+    expect(
+      ['infra/secrets', '.git', '**/node_modules'].filter((p) => !ignored.includes(p)),
+    ).toEqual([]);
+    await expect(stat(join(INFRA, 'Dockerfile.dockerignore'))).rejects.toThrow('ENOENT');
   });
 });
 
@@ -302,10 +320,10 @@ describe('infra/Dockerfile', () => {
   });
 
   it('builds in a separate stage and deploys only production dependencies', () => {
-    expect(dockerfile).toMatch(/^FROM \$\{NODE_IMAGE\} AS build$/m);
+    expect(dockerfile).toMatch(/^FROM \$\{WORLD_NODE_IMAGE\} AS build$/m);
     expect(dockerfile).toContain('RUN pnpm install --frozen-lockfile --offline');
     expect(dockerfile).toContain('sh infra/deploy-app.sh "${APP}" /out');
-    expect(runtime).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/m);
+    expect(runtime).toMatch(/^FROM \$\{WORLD_NODE_IMAGE\} AS runtime$/m);
     expect(runtime).toContain('COPY --from=build /out /app');
   });
 
@@ -320,8 +338,19 @@ describe('infra/Dockerfile', () => {
     );
   });
 
-  it('bakes no secret into the image', () => {
-    expect(dockerfile).not.toMatch(/^(ARG|ENV)\b.*(PASSWORD|TOKEN|DATABASE_URL)/m);
+  it('bakes no secret into the image: the build CA is a secret mount of the steps that reach the registry', () => {
+    expect(dockerfile).not.toMatch(/^(ARG|ENV)\b.*(PASSWORD|TOKEN|DATABASE_URL|CA_CERTS)/m);
+    // No `# syntax=` line: building never pulls a frontend image.
+    expect(dockerfile).not.toMatch(/^# *syntax=/m);
+    const steps = dockerfile.split(/\n(?=[A-Z]+ )/).filter((st) => !st.startsWith('#'));
+    const registry = steps.filter((st) => /npm install -g|pnpm fetch|deploy-app\.sh/.test(st));
+    expect(registry).toHaveLength(3);
+    for (const st of registry)
+      expect(st).toMatch(
+        /^RUN --mount=type=secret,id=build_ca \\\n\s+if \[ -s \/run\/secrets\/build_ca \]; then export NODE_EXTRA_CA_CERTS=\/run\/secrets\/build_ca; fi/,
+      );
+    // Only those steps see it; no other instruction names it (no COPY, ENV or ARG of a CA).
+    expect(steps.filter((st) => st.includes('build_ca') && !registry.includes(st))).toEqual([]);
     expect(dockerfileEnv(dockerfile)).toEqual({
       NODE_ENV: 'production',
       WORLD_HOME: '/var/lib/world/home',
