@@ -79,14 +79,18 @@ export class WorldClient {
     return JSON.parse(text);
   }
 
-  /** Creates an empty episode and a session for it with one Workspace.Write grant of `budget` calls. */
-  async createEpisode(episode: string, budget: number): Promise<void> {
-    await this.operator('episodes', { episodeId: episode });
+  /**
+   * Creates an empty episode and a session for it with one Workspace.Write grant of `budget`
+   * calls; resolves with the episode's worktree (a path inside the broker containers).
+   */
+  async createEpisode(episode: string, budget: number): Promise<string> {
+    const created = await this.operator('episodes', { episodeId: episode });
     const minted = await this.operator('sessions', {
       episodeId: episode,
       grants: [`Workspace.Write=worktree:${budget}`],
     });
     this.tokens.set(episode, minted.token as string);
+    return created.worktree as string;
   }
 
   private async clientFor(worker: number, episode: string): Promise<Client> {
