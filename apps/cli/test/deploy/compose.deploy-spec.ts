@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@world/testing';
+import { eventually, freePort } from '@world/testing';
 import {
   composeCommand,
   containerIp,
@@ -103,6 +103,58 @@ async function expectEveryBrokerServed(of: Answer[]): Promise<void> {
   expect(
     [...work].map(([name, decided]) => [name, [...decided].some((id) => ids.has(id))]),
   ).toEqual([...work.keys()].map((name) => [name, true]));
+}
+
+/** The replica name a broker container logged at start (its `broker started` line). */
+async function replicaOf(id: string): Promise<string> {
+  const logs = await must('docker', ['logs', id]);
+  const line = logs.split('\n').find((l) => l.includes('"msg":"broker started"'));
+  return (JSON.parse(line!) as { replica: string }).replica;
+}
+
+/**
+ * Freezes every broker just before its outcome write (an EXCLUSIVE lock on
+ * broker.effect_outcomes that the test holds), SIGKILLs the container of one broker that has a
+ * call waiting there (its effect ran, its episode's lease is held: what a crash mid-call leaves),
+ * then lets the others go on. Each PostgreSQL connection of a replica is named
+ * `world-<replica>` (application_name), which says which broker waits.
+ * @returns the killed container; `killed` receives the time of the kill (ms since the epoch)
+ */
+async function killBusyBroker(
+  brokers: Container[],
+  killed: (at: number) => void,
+): Promise<Container> {
+  const names = new Map<string, Container>();
+  for (const b of brokers) names.set(`world-${await replicaOf(b.id)}`, b);
+  const pgc = (await containersOf(project)).find((c) => c.service === 'postgres')!;
+  const lock = await StackState.connect(await containerIp(pgc.id), secret('postgres_password'));
+  try {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await lock.q('BEGIN');
+      await lock.q('LOCK TABLE broker.effect_outcomes IN EXCLUSIVE MODE');
+      const waiting = await eventually(
+        async () => {
+          const rows = await state!.q<{ application_name: string }>(
+            "SELECT DISTINCT a.application_name FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid WHERE NOT l.granted AND l.relation = 'broker.effect_outcomes'::regclass",
+          );
+          const victim = rows.map((r) => names.get(r.application_name)).find(Boolean);
+          return victim;
+        },
+        3_000,
+        'a broker call waiting to write its outcome',
+      ).catch(() => undefined);
+      if (waiting !== undefined) {
+        killed(Date.now());
+        await must('docker', ['kill', '--signal', 'KILL', waiting.id]);
+        await lock.q('ROLLBACK');
+        return waiting;
+      }
+      await lock.q('ROLLBACK');
+    }
+    throw new Error('no broker call reached its outcome write in 20 tries');
+  } finally {
+    await lock.close();
+  }
 }
 
 /**
@@ -225,21 +277,19 @@ describe('docker-compose.yml on a real Docker engine', () => {
     'drives 160 calls while one broker container is SIGKILLed: only calls in flight on it may fail, each with a documented error; nothing runs twice',
     async () => {
       const brokers = (await containersOf(project)).filter((c) => c.service === 'broker');
-      const victim = brokers[1]!;
-      exp.broker = brokers[0]!.id;
       let killAt = 0;
-      let kill: Promise<string> | undefined;
+      let kill: Promise<Container> | undefined;
       const load = await timed('load with a broker kill', () =>
         world.drive(planCalls('k', EPISODES, PER_EPISODE.kill), (so) => {
           if (kill === undefined && so.length >= 40) {
-            killAt = Date.now();
-            kill = must('docker', ['kill', '--signal', 'KILL', victim.id]);
+            kill = killBusyBroker(brokers, (at) => (killAt = at));
             // Awaited after the load; until then a failure must not count as unhandled.
             kill.catch(() => undefined);
           }
         }),
       );
-      await kill;
+      const victim = (await kill)!;
+      exp.broker = brokers.find((b) => b.id !== victim.id)!.id;
       answers.push(...load);
       expect(load).toHaveLength(160);
       expectDocumented(load);
