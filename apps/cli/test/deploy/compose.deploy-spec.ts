@@ -105,27 +105,20 @@ async function expectEveryBrokerServed(of: Answer[]): Promise<void> {
   ).toEqual([...work.keys()].map((name) => [name, true]));
 }
 
-/** The replica name a broker container logged at start (its `broker started` line). */
-async function replicaOf(id: string): Promise<string> {
-  const logs = await must('docker', ['logs', id]);
-  const line = logs.split('\n').find((l) => l.includes('"msg":"broker started"'));
-  return (JSON.parse(line!) as { replica: string }).replica;
-}
-
 /**
  * Freezes every broker just before its outcome write (an EXCLUSIVE lock on
  * broker.effect_outcomes that the test holds), SIGKILLs the container of one broker that has a
  * call waiting there (its effect ran, its episode's lease is held: what a crash mid-call leaves),
- * then lets the others go on. Each PostgreSQL connection of a replica is named
- * `world-<replica>` (application_name), which says which broker waits.
+ * then lets the others go on. A waiting connection's client address is its container's address
+ * on the compose network, which says which broker waits.
  * @returns the killed container; `killed` receives the time of the kill (ms since the epoch)
  */
 async function killBusyBroker(
   brokers: Container[],
   killed: (at: number) => void,
 ): Promise<Container> {
-  const names = new Map<string, Container>();
-  for (const b of brokers) names.set(`world-${await replicaOf(b.id)}`, b);
+  const byAddress = new Map<string, Container>();
+  for (const b of brokers) byAddress.set(await containerIp(b.id), b);
   const pgc = (await containersOf(project)).find((c) => c.service === 'postgres')!;
   const lock = await StackState.connect(await containerIp(pgc.id), secret('postgres_password'));
   try {
@@ -134,11 +127,10 @@ async function killBusyBroker(
       await lock.q('LOCK TABLE broker.effect_outcomes IN EXCLUSIVE MODE');
       const waiting = await eventually(
         async () => {
-          const rows = await state!.q<{ application_name: string }>(
-            "SELECT DISTINCT a.application_name FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid WHERE NOT l.granted AND l.relation = 'broker.effect_outcomes'::regclass",
+          const rows = await state!.q<{ addr: string }>(
+            "SELECT DISTINCT host(a.client_addr) AS addr FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid WHERE NOT l.granted AND l.relation = 'broker.effect_outcomes'::regclass",
           );
-          const victim = rows.map((r) => names.get(r.application_name)).find(Boolean);
-          return victim;
+          return rows.map((r) => byAddress.get(r.addr)).find(Boolean);
         },
         3_000,
         'a broker call waiting to write its outcome',
