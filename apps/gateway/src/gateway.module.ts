@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { A2aController } from './a2a/a2a.controller.js';
-import { CommitSessionGuard, OperatorGuard, ReadAccessGuard } from './auth/guards.js';
+import { OperatorGuard, ReadAccessGuard } from './auth/guards.js';
 import { GATEWAY, type GatewayContext } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
 import { McpController } from './mcp/mcp.controller.js';
@@ -35,7 +35,6 @@ export class GatewayModule {
         { provide: GATEWAY, useValue: context },
         { provide: OPS, useValue: ops },
         ReadAccessGuard,
-        CommitSessionGuard,
         OperatorGuard,
       ],
     };

@@ -11,7 +11,7 @@ import {
   type Ref,
   type WorldObject,
 } from '@world/canonical';
-import type { RequestOf } from '@world/contracts';
+import type { CommitAuthor, RequestOf } from '@world/contracts';
 import {
   InProcessBus,
   openPglite,
@@ -138,28 +138,37 @@ export interface HeadView {
   revision: number;
 }
 
+/** The committer of the suites' REST commits, and the writtenBy that names it. */
+export const REST_AUTHOR: CommitAuthor = { kind: 'operator' };
+export const REST_WRITTEN_BY = 'operator/quickstart';
+
 /**
  * A valid REST commit on top of `head` (world-spec §5.10): the client computes index, previous
- * hash, entry hash and world itself.
+ * hash, entry hash and world itself; entry and objects name the committer (DESIGN.md §3).
+ * @param author the committer (default the operator, writtenBy `operator/quickstart`)
+ * @param writtenBy what the entry and its objects name (default: the author's name + `/quickstart`)
  */
 export function restCommit(
   head: HeadView,
   label: string,
   invocationId?: string,
+  author: CommitAuthor = REST_AUTHOR,
+  writtenBy = `${author.kind === 'operator' ? 'operator' : `episode:${author.episodeId}`}/quickstart`,
 ): RequestOf<'ledger.restCommit'> {
-  const state = makeJsonObject('world/demo/state', 'quickstart', { label });
-  const body = makeJsonObject('world/demo/record', 'quickstart', { label, state: state.hash });
+  const state = makeJsonObject('world/demo/state', writtenBy, { label });
+  const body = makeJsonObject('world/demo/record', writtenBy, { label, state: state.hash });
   const header = {
     entryIndex: head.entryIndex + 1,
     semanticsEpoch: 1,
     transitionFn: TRANSITION_FN,
     interpreter: INTERPRETER,
     prevEntryHash: head.entryHash,
-    writtenBy: 'quickstart',
+    writtenBy,
   };
   const hash = entryHash(header, body.hash);
   const shape = { revision: head.revision + 1, stateRoot: state.hash, logHead: hash };
   return {
+    author,
     ...(invocationId === undefined ? {} : { invocationId }),
     observedHead: head.worldRef,
     objects: [state, body].map(toWireObject),

@@ -92,6 +92,14 @@ export class NotFoundError extends WorldError {
   readonly errorClass = 'NotFound';
 }
 
+/**
+ * 403: the credential is valid but does not grant this (a session without a `World.Commit` grant
+ * on POST /v1/commit; DESIGN.md §3 "Who may read and write what").
+ */
+export class ForbiddenError extends WorldError {
+  readonly errorClass = 'Forbidden';
+}
+
 /** 409: a REST commit observed a head that is no longer selected (world-spec §5.10). */
 export class HeadConflictError extends WorldError {
   readonly errorClass = 'HeadConflict';
@@ -117,6 +125,25 @@ export class InternalError extends WorldError {
   readonly errorClass = 'Internal';
   constructor(message: string = MESSAGES.internal) {
     super(message);
+  }
+}
+
+/**
+ * Stored bytes that do not hash to the ref (or entry hash, or world ref) they are stored under:
+ * altered in storage, never served as valid (DESIGN.md §3; world-internals §2.2 step 5.4). The
+ * message names what was read and what its bytes hash to; the cause is logged for the operator
+ * by the service that read it.
+ */
+export class StoredObjectCorruptError extends WorldError {
+  readonly errorClass = 'StoredObjectCorrupt';
+  constructor(
+    readonly problem: string,
+    message = `stored object corrupt: ${problem}`,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { problem: this.problem };
   }
 }
 
@@ -306,6 +333,8 @@ const RESTORERS: Record<string, Restorer> = {
   SessionUnknown: (m) => new SessionUnknownError(m),
   SessionExpired: (m) => new SessionExpiredError(m),
   NotFound: (m) => new NotFoundError(m),
+  Forbidden: (m) => new ForbiddenError(m),
+  StoredObjectCorrupt: (m, d) => new StoredObjectCorruptError(str(d.problem), m),
   HeadConflict: (m, d) => new HeadConflictError(str(d.observedHead), str(d.selectedHead), m),
   PayloadTooLarge: (m) => new PayloadTooLargeError(m),
   Internal: (m) => new InternalError(m),

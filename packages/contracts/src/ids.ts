@@ -28,8 +28,19 @@ export function invocationIdOf(surface: Surface, episodeId: string, taskId: stri
 /** Invocation ids the coordinator commits: `a2a:` or `mcp:` + episode + task. */
 export const COORDINATOR_INVOCATION_ID =
   /^(a2a|mcp):[a-z0-9][a-z0-9-]{0,63}:[A-Za-z0-9._-]{1,128}$/;
-/** Invocation ids of REST commits: `rest:<id>` (world-spec §5.10). */
+/** Invocation ids of REST commits: `rest:<id>` (world-spec §5.10; a session's: `rest:<episode>:<id>`). */
 export const REST_INVOCATION_ID = /^rest:[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The episode an invocation id is filed under: `a2a:`/`mcp:`/`rest:` + episode + `:` + the rest
+ * (a session's REST ids are `rest:<episode>:<id>`, DESIGN.md §3), or null for an id of no
+ * episode (an operator's `rest:<id>`).
+ */
+export function episodeOfInvocationId(invocationId: string): string | null {
+  const [surface, episode, ...rest] = invocationId.split(':');
+  if (rest.length === 0 || episode === undefined || !EPISODE_ID.test(episode)) return null;
+  return surface === 'a2a' || surface === 'mcp' || surface === 'rest' ? episode : null;
+}
 
 /** Object semantic ids World writes (world-spec §2.13). */
 export const SEMANTIC_IDS = {
@@ -46,6 +57,20 @@ export const SEMANTIC_IDS = {
   genesis: 'world/genesis/v1',
   interpreter: 'world/interpreter/v1',
 } as const;
+
+/** `world/invocation-record/v1`: the record of a pure (effect-free) transition (world-spec §2.14). */
+export const INVOCATION_RECORD_V1 = 'world/invocation-record/v1';
+
+/**
+ * Semantic ids only World itself writes: tool-call provenance (plans, invocation inputs, outputs
+ * and records; effect requests, results and records), the registries, the interpreter and the
+ * genesis. A REST commit may neither carry an object of these ids nor point its entry at one
+ * (DESIGN.md §3 "Who may read and write what").
+ */
+export const RESERVED_SEMANTIC_IDS: ReadonlySet<string> = new Set([
+  ...Object.values(SEMANTIC_IDS),
+  INVOCATION_RECORD_V1,
+]);
 
 /** Provenance of objects the broker writes (world-internals §3.2). */
 export const BROKER_PROVENANCE = 'host/broker';

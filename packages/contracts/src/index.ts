@@ -4,3 +4,5 @@ export * from './ids.js';
 export * from './schemas.js';
 export * from './subjects.js';
 export * from './parse.js';
+export * from './stored.js';
+export * from './visibility.js';

@@ -26,6 +26,7 @@ import {
   EffectStatusSchema,
   TaskIdSchema,
 } from './schemas.js';
+import { CommitAuthorSchema, ReadScopeSchema } from './visibility.js';
 
 const Empty = z.object({}).strict();
 const Health = z.object({ service: z.string(), status: z.literal('ok'), replica: z.string() });
@@ -59,6 +60,8 @@ export const LedgerCommitReply = z.object({
 
 /** A REST commit: compare-and-append on observedHead (world-spec §5.10). */
 export const LedgerRestCommitRequest = z.object({
+  /** who commits: the gateway states it from the credential (DESIGN.md §3) */
+  author: CommitAuthorSchema,
   invocationId: z.string().optional(),
   observedHead: z.string(),
   objects: z.array(WireObjectSchema),
@@ -138,6 +141,16 @@ export const LedgerCommittedEvent = z.object({
   worldRef: RefSchema,
   writtenBy: z.string(),
   invocationId: z.string().nullable(),
+});
+
+/**
+ * One object by ref, read in the caller's scope (DESIGN.md §3): an object the scope may not read
+ * is NotFound, like an absent one.
+ */
+export const ObjectGetRequest = z.object({
+  ref: RefSchema,
+  payload: z.boolean(),
+  scope: ReadScopeSchema,
 });
 
 // ---------------------------------------------------------------- broker
@@ -306,9 +319,10 @@ export const CONTRACTS = {
   'ledger.restCommit': rq(LedgerRestCommitRequest, LedgerRestCommitReply),
   'ledger.head': rq(Empty, LedgerHeadReply),
   'ledger.world.get': rq(z.object({ ref: RefSchema }), WorldSchema),
-  'ledger.object.get': rq(z.object({ ref: RefSchema, payload: z.boolean() }), ObjectReplySchema),
+  'ledger.object.get': rq(ObjectGetRequest, ObjectReplySchema),
   'ledger.objects.bySemanticId': rq(
     z.object({
+      scope: ReadScopeSchema,
       semanticId: z.string().min(1),
       after: RefSchema.optional(),
       limit: z.number().int().positive(),
@@ -320,7 +334,10 @@ export const CONTRACTS = {
     z.object({ from: NonNegInt, limit: z.number().int().positive() }),
     z.object({ items: z.array(LogEntrySchema) }),
   ),
-  'ledger.receipt.get': rq(z.object({ invocationId: z.string().min(1) }), LedgerReceiptReply),
+  'ledger.receipt.get': rq(
+    z.object({ invocationId: z.string().min(1), scope: ReadScopeSchema }),
+    LedgerReceiptReply,
+  ),
   'ledger.invocation.begin': rq(LedgerInvocationBeginRequest, LedgerInvocationBeginReply),
   'ledger.invocation.get': rq(
     z.object({ invocationId: z.string().min(1) }),
@@ -353,7 +370,7 @@ export const CONTRACTS = {
     z.object({ invocationId: z.string().min(1) }),
     EffectsByInvocationReply,
   ),
-  'broker.object.get': rq(z.object({ ref: RefSchema, payload: z.boolean() }), ObjectReplySchema),
+  'broker.object.get': rq(ObjectGetRequest, ObjectReplySchema),
   'broker.recovery': ev(RecoveryReportEvent, true),
   'broker.health': rq(Empty, Health),
 

@@ -13,3 +13,4 @@ export * from './metrics.js';
 export * from './health.js';
 export * from './inflight.js';
 export * from './renewal.js';
+export * from './stored.js';

@@ -1,17 +1,40 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { interfaceHashOf, type Ref, type WorldObject } from '@world/canonical';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { objects } from '../db/schema.js';
+
+/**
+ * The condition "the object in this row belongs to `episode`" (the facts behind contracts
+ * `confinementOf`, DESIGN.md §3): it is the record, request or result of one of the episode's
+ * effect records, or the request of one of its intents (an effect whose record is not written
+ * yet). Every broker object is an effect's, so none is published to everyone.
+ */
+function ownedBy(episode: string) {
+  return sql`(EXISTS (SELECT 1 FROM broker.effect_records r
+                   WHERE r.ref = ${objects.ref} AND r.episode_id = ${episode})
+    OR EXISTS (SELECT 1 FROM broker.effect_intents i
+                WHERE i.episode_id = ${episode} AND i.request_ref = ${objects.ref})
+    OR EXISTS (SELECT 1 FROM broker.effect_records r
+                WHERE r.episode_id = ${episode}
+                  AND (r.request_ref = ${objects.ref} OR r.result_ref = ${objects.ref})))`;
+}
 
 /** The only code touching `broker.objects`: request, result and record objects. */
 @Injectable()
 export class ObjectsRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
-  /** The object with this ref, or null. */
-  async get(ref: string): Promise<WorldObject | null> {
-    const [row] = await this.database.db.select().from(objects).where(eq(objects.ref, ref));
+  /**
+   * The object with this ref, or null.
+   * @param episode the episode the read is confined to, null for none: an object of another
+   *   episode's effects reads as absent
+   */
+  async get(ref: string, episode: string | null = null): Promise<WorldObject | null> {
+    const [row] = await this.database.db
+      .select()
+      .from(objects)
+      .where(and(eq(objects.ref, ref), episode === null ? undefined : ownedBy(episode)));
     if (row === undefined) return null;
     return {
       hash: row.ref as Ref,

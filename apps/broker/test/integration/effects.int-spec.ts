@@ -8,6 +8,7 @@ import {
   SessionUnknownError,
   type ReplyOf,
   type RequestOf,
+  READ_ALL,
 } from '@world/contracts';
 import { BROKER_TOOL_REF, renderPolicy, type EffectHandler } from '../../src/index.js';
 import { EffectsRepository } from '../../src/effects/effects.repository.js';
@@ -126,7 +127,7 @@ describe.each(MODES)('broker.effect.execute over %s', (_name, mode) => {
     });
     const served = await h.rpc.request(
       'broker.object.get',
-      { ref: reply.recordRef, payload: true },
+      { scope: READ_ALL, ref: reply.recordRef, payload: true },
       opts,
     );
     expect(Buffer.from(served.payload!, 'base64').equals(record!.payload)).toBe(true);

@@ -13,7 +13,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BadRequestError, DeadlineExceededError, NotFoundError } from '@world/contracts';
+import { BadRequestError, DeadlineExceededError, NotFoundError, READ_ALL } from '@world/contracts';
 import { ConfigError, InProcessBus, openPglite } from '@world/runtime';
 import { eventually } from '@world/testing';
 import { startBroker } from '../../src/index.js';
@@ -253,9 +253,9 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
       replica: `it-${mode}`,
     });
     const ref = `sha256:${'9'.repeat(64)}` as const;
-    await expect(h.rpc.request('broker.object.get', { ref, payload: false }, opts)).rejects.toEqual(
-      new NotFoundError(`object ${ref} not found`),
-    );
+    await expect(
+      h.rpc.request('broker.object.get', { scope: READ_ALL, ref, payload: false }, opts),
+    ).rejects.toEqual(new NotFoundError(`object ${ref} not found`));
   });
 });
 

@@ -17,6 +17,7 @@ import {
   SessionAbsentError,
   SessionExpiredError,
   SessionUnknownError,
+  StoredObjectCorruptError,
   TransportTimeoutError,
   UncertainError,
   UnknownToolError,
@@ -120,6 +121,13 @@ describe('the A2A column of the error table (world-spec §6.1, §6.5)', () => {
       new PlanLawError('plan effect e1 has an id over 16 characters'),
       -32603,
       'transition execution failed',
+      false,
+    ],
+    [
+      '§6.5 integrity failure: a replay whose stored output was altered',
+      new StoredObjectCorruptError(`object ${R1} has bytes that hash to ${R2}`),
+      -32603,
+      NOT_AVAILABLE,
       false,
     ],
     [

@@ -1,8 +1,13 @@
 import {
+  ForbiddenError,
   InvalidSessionError,
+  READ_ALL,
+  REST_COMMIT_GRANT,
   SessionAbsentError,
   SessionUnknownError,
   parseBearer,
+  type CommitAuthor,
+  type ReadScope,
   type Session,
 } from '@world/contracts';
 import type { OperatorCredential } from './operator-credential.js';
@@ -10,6 +15,34 @@ import type { SessionResolver } from './session-resolver.js';
 
 /** Who is calling: a session holder, or the operator (the `world` CLI). */
 export type Principal = { kind: 'session'; session: Session } | { kind: 'operator' };
+
+/**
+ * The scope a reader's reads run in (DESIGN.md §3): the operator reads everything, a session its
+ * own episode (contracts `confinementOf` says what that confines).
+ */
+export function readScopeOf(principal: Principal): ReadScope {
+  return principal.kind === 'operator'
+    ? READ_ALL
+    : { kind: 'episode', episodeId: principal.session.episodeId };
+}
+
+/** The 403 text of a session without the commit grant (DESIGN.md §3). */
+export const COMMIT_FORBIDDEN_MESSAGE = `this session holds no live ${REST_COMMIT_GRANT.effect}=${REST_COMMIT_GRANT.scope}:N grant (N ≥ 1): POST /v1/commit needs one, or the operator credential`;
+
+/**
+ * True when a session may make REST commits: it holds a live `World.Commit=log:N` grant with
+ * N ≥ 1 (DESIGN.md §3; REST commits do not spend the budget).
+ * @param now epoch ms
+ */
+export function holdsCommitGrant(session: Session, now: number): boolean {
+  return session.grants.some(
+    (g) =>
+      g.effect === REST_COMMIT_GRANT.effect &&
+      g.scope === REST_COMMIT_GRANT.scope &&
+      g.budget >= 1 &&
+      g.expiresAt > now,
+  );
+}
 
 /** Client texts of the operator routes' refusals. */
 export const OPERATOR_MESSAGES = {
@@ -43,10 +76,30 @@ export class Authenticator {
    * A live session or the operator credential (GET /v1/*, DESIGN.md §7.5).
    * @throws as `session`
    */
-  async reader(header: string | undefined): Promise<Principal> {
-    const token = this.token(header);
+  async reader(header: string | undefined, absentMessage?: string): Promise<Principal> {
+    const token = this.token(header, absentMessage);
     if (this.operator.matches(token)) return { kind: 'operator' };
     return { kind: 'session', session: await this.sessions.resolve(token) };
+  }
+
+  /**
+   * Who makes a REST commit (POST /v1/commit; DESIGN.md §3): the operator credential, or a live
+   * session holding the commit grant (holdsCommitGrant), as the author the ledger holds the
+   * commit to.
+   * @param absentMessage the commit route's absent text (world-spec §5.10)
+   * @param now epoch ms
+   * @throws as `session`; ForbiddenError COMMIT_FORBIDDEN_MESSAGE for a session without the grant
+   */
+  async committer(
+    header: string | undefined,
+    absentMessage: string,
+    now: number,
+  ): Promise<CommitAuthor> {
+    const principal = await this.reader(header, absentMessage);
+    if (principal.kind === 'operator') return { kind: 'operator' };
+    if (!holdsCommitGrant(principal.session, now))
+      throw new ForbiddenError(COMMIT_FORBIDDEN_MESSAGE);
+    return { kind: 'episode', episodeId: principal.session.episodeId };
   }
 
   /**

@@ -1,40 +1,51 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  createParamDecorator,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import type { Request } from 'express';
-import { MESSAGES } from '@world/contracts';
+import { READ_ALL, type ReadScope } from '@world/contracts';
 import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
+import { readScopeOf } from './authenticator.js';
 
 function authorization(context: ExecutionContext): string | undefined {
   return context.switchToHttp().getRequest<Request>().headers.authorization;
 }
 
+/** The read scope ReadAccessGuard decided for each request it let through. */
+const SCOPES = new WeakMap<Request, ReadScope>();
+
 /**
  * GET /v1/*: a live session or the operator credential, unless the operator enabled public
- * reads (DESIGN.md §7.5). Refusals use the REST classes (world-spec §5.1, §6.1).
+ * reads (DESIGN.md §7.5). Refusals use the REST classes (world-spec §5.1, §6.1). The request's
+ * read scope (readScopeOf; everything under public reads) is what `@ReaderScope()` hands the route.
  */
 @Injectable()
 export class ReadAccessGuard implements CanActivate {
   constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.gateway.publicReads) return true;
-    await this.gateway.auth.reader(authorization(context));
+    const req = context.switchToHttp().getRequest<Request>();
+    const scope = this.gateway.publicReads
+      ? READ_ALL
+      : readScopeOf(await this.gateway.auth.reader(authorization(context)));
+    SCOPES.set(req, scope);
     return true;
   }
 }
 
 /**
- * POST /v1/commit: a live session, grants not consulted (world-spec §2.2, §5.10); the absent
- * text is the commit route's own.
+ * The read scope of a route behind ReadAccessGuard. A route reached without the guard has no
+ * scope and fails closed.
+ * @throws Error when the guard did not run
  */
-@Injectable()
-export class CommitSessionGuard implements CanActivate {
-  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    await this.gateway.auth.session(authorization(context), MESSAGES.commitSessionAbsent);
-    return true;
-  }
-}
+export const ReaderScope = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+  const scope = SCOPES.get(context.switchToHttp().getRequest<Request>());
+  if (scope === undefined) throw new Error('read scope missing: the route lacks ReadAccessGuard');
+  return scope;
+});
 
 /** Operator routes: the operator credential only. */
 @Injectable()

@@ -4,6 +4,7 @@ import {
   DeadlineExceededError,
   DuplicateInvocationError,
   EffectsUnrecordedError,
+  ForbiddenError,
   HeadConflictError,
   InternalError,
   InvalidSessionError,
@@ -20,6 +21,7 @@ import {
   SessionAbsentError,
   SessionExpiredError,
   SessionUnknownError,
+  StoredObjectCorruptError,
   TransportTimeoutError,
   UncertainError,
   UnknownToolError,
@@ -68,6 +70,13 @@ describe('the REST column of the error table (world-spec §5.1)', () => {
       'session credential has expired',
     ],
     [
+      'DESIGN.md §3 a credential that does not grant the route is Forbidden',
+      new ForbiddenError('no commit grant'),
+      403,
+      'Forbidden',
+      'no commit grant',
+    ],
+    [
       '§5.1 NotFound',
       new NotFoundError('log entry not found'),
       404,
@@ -87,6 +96,13 @@ describe('the REST column of the error table (world-spec §5.1)', () => {
       500,
       'Internal',
       'internal store failure',
+    ],
+    [
+      'DESIGN.md §3 stored bytes that do not hash to their ref name what was corrupt',
+      new StoredObjectCorruptError(`object ${HEAD} has bytes that hash to ${HEAD}`),
+      500,
+      'StoredObjectCorrupt',
+      `stored object corrupt: object ${HEAD} has bytes that hash to ${HEAD}`,
     ],
     [
       '§5.1 Timeout hides the service text',
@@ -226,6 +242,13 @@ describe('the MCP column of the error table (world-spec §6.3)', () => {
       true,
     ],
     ['§6.3 internal', new InternalError(), -32603, 'host callback failed', true],
+    [
+      '§6.3 a replay whose stored output was altered',
+      new StoredObjectCorruptError(`object ${HEAD} has bytes that hash to ${HEAD}`),
+      -32603,
+      'host callback failed',
+      true,
+    ],
     [
       'issue 4: a world/taskId in flight',
       new InvocationInFlightError(),

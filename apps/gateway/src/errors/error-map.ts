@@ -152,6 +152,13 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     mcp: HOST,
     a2a: { code: A2A_SESSION_DENIED, message: MESSAGES.sessionExpired },
   },
+  // A valid credential that does not grant the route (POST /v1/commit without World.Commit).
+  Forbidden: {
+    status: 403,
+    restClass: 'Forbidden',
+    mcp: HOST,
+    a2a: { code: JSONRPC.invalidParams, message: A2A_MESSAGES.notAuthorized },
+  },
   NotFound: { status: 404, restClass: 'NotFound', mcp: HOST },
   HeadConflict: { status: 409, restClass: 'HeadConflict', mcp: HOST },
   PayloadTooLarge: {
@@ -166,6 +173,10 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     restMessage: new InternalError().message,
     mcp: HOST,
   },
+  // Stored bytes that do not hash to their ref are never served (DESIGN.md §3): REST names what
+  // was corrupt; MCP and A2A answer as for any integrity failure (world-spec §6.3, §6.5: the
+  // cause goes to the operator log).
+  StoredObjectCorrupt: { status: 500, restClass: 'StoredObjectCorrupt', mcp: HOST },
   Timeout: {
     status: 503,
     restClass: 'Timeout',

@@ -9,7 +9,7 @@ import type { LogSink } from '../log.js';
 const ROUTES: ReadonlyArray<[RegExp, string]> = [
   [/^\/v1\/commit\/?$/, 'POST'],
   [/^\/v1\/(health|head|log)\/?$/, 'GET'],
-  [/^\/v1\/(worlds|objects|log|registry|receipts)\/.+$/, 'GET'],
+  [/^\/v1\/(worlds|objects|effects|log|registry|receipts)\/.+$/, 'GET'],
   [/^\/v1\/operator\/episodes\/?$/, 'POST'],
   [/^\/v1\/operator\/sessions\/?$/, 'GET, POST'],
   [/^\/v1\/operator\/sessions\/[^/]+\/?$/, 'DELETE'],

@@ -9,6 +9,7 @@ import {
   TransportTimeoutError,
   WorldSchema,
   z,
+  type CommitAuthor,
 } from '@world/contracts';
 import type { RpcClient } from '@world/runtime';
 import { parseBody } from '../http/validation.js';
@@ -71,8 +72,10 @@ export const CommitBodySchema = z
 
 /**
  * POST /v1/commit: compare-and-append of a client-built world transition through
- * `ledger.restCommit` (world-spec §5.10, DESIGN.md §7.1–7.2). The ledger checks hashes, density
- * and linkage; a ledger answer that never arrives means the commit may have landed.
+ * `ledger.restCommit` (world-spec §5.10, DESIGN.md §7.1–7.2). The ledger checks hashes, density,
+ * linkage and authorship (the commit names `author`, DESIGN.md §3); a ledger answer that never
+ * arrives means the commit may have landed.
+ * @param author who commits, from the credential (Authenticator.committer)
  * @param body the parsed JSON object
  * @returns `{selectedHead}`
  * @throws BadRequestError naming the first problem; the ledger's HeadConflictError (409),
@@ -81,13 +84,18 @@ export const CommitBodySchema = z
  */
 export async function commitWorld(
   rpc: RpcClient,
+  author: CommitAuthor,
   body: Record<string, unknown>,
 ): Promise<{ selectedHead: string }> {
   const request = parseBody(CommitBodySchema, body);
   try {
-    const reply = await rpc.request('ledger.restCommit', request, {
-      timeoutMs: REST_COMMIT_MS + REPLY_GRACE_MS,
-    });
+    const reply = await rpc.request(
+      'ledger.restCommit',
+      { author, ...request },
+      {
+        timeoutMs: REST_COMMIT_MS + REPLY_GRACE_MS,
+      },
+    );
     return { selectedHead: reply.selectedHead };
   } catch (err) {
     if (err instanceof TransportTimeoutError)

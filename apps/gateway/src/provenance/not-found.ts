@@ -21,4 +21,6 @@ export const NOT_FOUND = {
   object: 'object not found',
   logEntry: 'log entry not found',
   registry: 'registry head not found',
+  receipt: 'receipt not found',
+  effectRecord: 'effect record not found',
 } as const;

@@ -12,14 +12,14 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { COMMIT_BODY_MAX_BYTES } from '@world/contracts';
-import { CommitSessionGuard, ReadAccessGuard } from '../auth/guards.js';
+import { COMMIT_BODY_MAX_BYTES, MESSAGES, type ReadScope } from '@world/contracts';
+import { ReadAccessGuard, ReaderScope } from '../auth/guards.js';
 import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
 import { parseJsonObject, readBody } from '../http/body.js';
 import { sendJson } from '../http/send-json.js';
 import { commitWorld } from './commit-world.js';
 import { readLogEntry, readLogRange } from './read-log.js';
-import { listObjectsBySemanticId, readObject } from './read-objects.js';
+import { listObjectsBySemanticId, readBrokerRecord, readObject } from './read-objects.js';
 import { readReceipt } from './read-receipt.js';
 import { readHead, readRegistry, readWorld } from './read-worlds.js';
 
@@ -55,16 +55,27 @@ export class ProvenanceController {
     @Param('name') name: string[],
     @Query('after') after: unknown,
     @Query('limit') limit: unknown,
+    @ReaderScope() scope: ReadScope,
   ) {
-    return listObjectsBySemanticId(this.gateway.rpc, joined(name), after, limit);
+    return listObjectsBySemanticId(this.gateway.rpc, scope, joined(name), after, limit);
   }
 
   @Get('objects/:ref')
   @UseGuards(ReadAccessGuard)
-  object(@Param('ref') ref: string, @Query('payload') payload: unknown) {
+  object(
+    @Param('ref') ref: string,
+    @Query('payload') payload: unknown,
+    @ReaderScope() scope: ReadScope,
+  ) {
     if (ref === BY_SEMANTIC_ID)
-      return listObjectsBySemanticId(this.gateway.rpc, '', undefined, undefined);
-    return readObject(this.gateway.rpc, ref, payload === 'true');
+      return listObjectsBySemanticId(this.gateway.rpc, scope, '', undefined, undefined);
+    return readObject(this.gateway.rpc, scope, ref, payload === 'true');
+  }
+
+  @Get('effects/:ref')
+  @UseGuards(ReadAccessGuard)
+  effectRecord(@Param('ref') ref: string, @ReaderScope() scope: ReadScope) {
+    return readBrokerRecord(this.gateway.rpc, scope, ref);
   }
 
   @Get('log/:index')
@@ -92,16 +103,23 @@ export class ProvenanceController {
 
   @Get('receipts/:id')
   @UseGuards(ReadAccessGuard)
-  receipt(@Param('id') id: string) {
-    return readReceipt(this.gateway.rpc, id);
+  receipt(@Param('id') id: string, @ReaderScope() scope: ReadScope) {
+    return readReceipt(this.gateway.rpc, scope, id);
   }
 
-  /** The only REST mutation: session first, then the body (world-spec §5.10). */
+  /**
+   * The only REST mutation: the credential first — the operator's, or a session holding the
+   * commit grant (DESIGN.md §3) — then the body (world-spec §5.10).
+   */
   @Post('commit')
   @HttpCode(200)
-  @UseGuards(CommitSessionGuard)
   async commit(@Req() req: Request) {
+    const author = await this.gateway.auth.committer(
+      req.headers.authorization,
+      MESSAGES.commitSessionAbsent,
+      Date.now(),
+    );
     const body = parseJsonObject(await readBody(req, COMMIT_BODY_MAX_BYTES));
-    return commitWorld(this.gateway.rpc, body);
+    return commitWorld(this.gateway.rpc, author, body);
   }
 }

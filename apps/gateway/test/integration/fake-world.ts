@@ -15,6 +15,7 @@ import { canonicalBytes, encodeBase64, refOf } from '@world/canonical';
 import {
   UnknownToolError,
   NotFoundError,
+  StoredObjectCorruptError,
   credentialIdOf,
   type ParsedRequestOf,
   type ReplyOf,
@@ -148,6 +149,10 @@ export class FakeWorld {
   log: ReplyOf<'ledger.log.entry'>[] = [];
   registryHeads = new Map<string, string>();
   receipts = new Map<string, ReplyOf<'ledger.receipt.get'>>();
+  /** receipt ids the ledger answers NotFound to (not the scope's to read) */
+  hiddenReceipts = new Set<string>();
+  /** ledger object ref → the problem a payload read of it reports (stored bytes altered) */
+  corrupt = new Map<string, string>();
   semanticIndex: ReplyOf<'ledger.objects.bySemanticId'>['items'] = [];
   /** what ledger.restCommit does */
   restCommit: (
@@ -169,14 +174,19 @@ export class FakeWorld {
   /** Adds a session to the fake broker; returns its token. */
   addSession(
     token: string,
-    grants: Array<[effect: string, budget: number]>,
+    grants: Array<[effect: string, budget: number, scope?: string]>,
     options: { episodeId?: string; expiresAt?: number; state?: 'ok' | 'revoked' | 'expired' } = {},
   ): Session {
     const expiresAt = options.expiresAt ?? Date.now() + 3_600_000;
     const session: Session = {
       credentialId: credentialIdOf(token),
       episodeId: options.episodeId ?? 'ep1',
-      grants: grants.map(([effect, budget]) => ({ effect, scope: 'worktree', budget, expiresAt })),
+      grants: grants.map(([effect, budget, scope = 'worktree']) => ({
+        effect,
+        scope,
+        budget,
+        expiresAt,
+      })),
       createdAt: Date.now(),
       expiresAt,
     };
@@ -292,6 +302,8 @@ function fakeModules(world: FakeWorld) {
       world.record('ledger.object.get', data);
       const found = world.ledgerObjects.get(data.ref);
       if (found === undefined) throw new NotFoundError('no such object');
+      const problem = world.corrupt.get(data.ref);
+      if (problem !== undefined && data.payload) throw new StoredObjectCorruptError(problem);
       const { payload, ...head } = found;
       return (data.payload ? { ...head, payload } : head) as ReplyOf<'ledger.object.get'>;
     }
@@ -339,6 +351,7 @@ function fakeModules(world: FakeWorld) {
     @MessagePattern('ledger.receipt.get')
     receipt(@Payload() data: ParsedRequestOf<'ledger.receipt.get'>): ReplyOf<'ledger.receipt.get'> {
       world.record('ledger.receipt.get', data);
+      if (world.hiddenReceipts.has(data.invocationId)) throw new NotFoundError('receipt not found');
       return (
         world.receipts.get(data.invocationId) ?? {
           invocationId: data.invocationId,

@@ -1,5 +1,6 @@
 import { InvalidRefError, encodeBase64, refOf } from '@world/canonical';
 import { HeadConflictError, MESSAGES, type ReplyOf } from '@world/contracts';
+import { COMMIT_FORBIDDEN_MESSAGE } from '../../src/auth/authenticator.js';
 import { InProcessBus } from '@world/runtime';
 import { startGateway } from '../../src/index.js';
 import { hex, ref, startHarness, type Harness } from './fake-world.js';
@@ -10,6 +11,11 @@ import { join } from 'node:path';
 const SESSION = hex('a');
 const UNKNOWN = hex('8');
 const EXPIRED = hex('e');
+/** A session of ep1 holding the commit grant (DESIGN.md §3). */
+const COMMITTER = hex('c');
+/** A session whose commit grant has a budget of 0: it withholds the right. */
+const ZERO_COMMITTER = hex('d');
+const EP1 = { kind: 'episode', episodeId: 'ep1' } as const;
 
 const entry = (i: number): ReplyOf<'ledger.log.entry'> => ({
   header: {
@@ -54,6 +60,11 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
     base = `${h.gateway.url}/v1`;
     h.world.addSession(SESSION, [['Workspace.Read', 5]]);
     h.world.addSession(EXPIRED, [['Workspace.Read', 5]], { state: 'expired' });
+    h.world.addSession(COMMITTER, [
+      ['Workspace.Read', 5],
+      ['World.Commit', 1, 'log'],
+    ]);
+    h.world.addSession(ZERO_COMMITTER, [['World.Commit', 0, 'log']]);
   });
 
   afterAll(async () => {
@@ -189,10 +200,33 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
         200,
         { ...head, hash: ref('c'), semanticId: 'world/effect-request/v1', payload: OBJECT.payload },
       ]);
-      const subjects = h.world.calls
-        .map((c) => c.subject)
-        .filter((s) => s !== 'broker.session.resolve');
-      expect(subjects).toEqual(['ledger.object.get', 'broker.object.get']);
+      const calls = h.world.calls.filter((c) => c.subject !== 'broker.session.resolve');
+      const request = { ref: ref('c'), payload: true, scope: EP1 };
+      expect(calls).toEqual([
+        { subject: 'ledger.object.get', data: request },
+        { subject: 'broker.object.get', data: request },
+      ]);
+    });
+
+    it('reads in the operator’s scope (everything) with the operator credential', async () => {
+      expect((await get(`/objects/${OBJECT.hash}`, h.operatorToken)).status).toBe(200);
+      expect(h.world.callsOf('ledger.object.get')).toEqual([
+        { ref: OBJECT.hash, payload: false, scope: { kind: 'all' } },
+      ]);
+    });
+
+    it('answers stored bytes that do not hash to their ref 500 StoredObjectCorrupt, naming them', async () => {
+      const problem = `object ${ref('e')} has bytes that hash to ${ref('f')}`;
+      h.world.ledgerObjects.set(ref('e'), { ...OBJECT, hash: ref('e') });
+      h.world.corrupt.set(ref('e'), problem);
+      expect(await answer(await get(`/objects/${ref('e')}?payload=true`))).toEqual([
+        500,
+        { error: { class: 'StoredObjectCorrupt', message: `stored object corrupt: ${problem}` } },
+      ]);
+      expect(h.world.callsOf('broker.object.get')).toEqual([]);
+      expect(h.log.lines.map((l) => [l.level, l.message, l.fields.status])).toEqual([
+        ['error', 'request failed', 500],
+      ]);
     });
 
     it('answers 404 object not found when neither holds it', async () => {
@@ -206,6 +240,35 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
       expect(await answer(await get(`/objects/${ref('0')}`))).toEqual([
         400,
         { error: { class: 'BadRequest', message: 'ref: is the zero ref' } },
+      ]);
+    });
+  });
+
+  describe('GET /v1/effects/{ref}: the broker’s own effect records (DESIGN.md §3)', () => {
+    const record = { ...OBJECT, hash: ref('b') };
+
+    beforeAll(() => {
+      h.world.brokerObjects.set(ref('b'), record);
+      h.world.ledgerObjects.set(ref('a'), { ...OBJECT, hash: ref('a') });
+    });
+
+    it('answers the envelope of an effect record the broker holds, asking the broker alone', async () => {
+      const { payload: _payload, ...envelope } = record;
+      expect(await answer(await get(`/effects/${ref('b')}`))).toEqual([200, envelope]);
+      const calls = h.world.calls.filter((c) => c.subject !== 'broker.session.resolve');
+      expect(calls).toEqual([
+        { subject: 'broker.object.get', data: { ref: ref('b'), payload: false, scope: EP1 } },
+      ]);
+    });
+
+    it.each([
+      ['only the ledger holds', ref('a')],
+      ['the broker holds as another kind of object', ref('c')],
+      ['nobody holds', ref('9')],
+    ])('answers a record %s 404 effect record not found', async (_row, target) => {
+      expect(await answer(await get(`/effects/${target}`))).toEqual([
+        404,
+        { error: { class: 'NotFound', message: 'effect record not found' } },
       ]);
     });
   });
@@ -234,7 +297,7 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
         [200, { items: [items[1], items[2], items[0]] }],
       );
       expect(h.world.callsOf('ledger.objects.bySemanticId')).toEqual([
-        { semanticId: 'world/invocation-record/v2', limit: 100 },
+        { scope: EP1, semanticId: 'world/invocation-record/v2', limit: 100 },
       ]);
     });
 
@@ -247,7 +310,7 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
         ),
       ).toEqual([200, { items: [items[2], items[0]] }]);
       expect(h.world.callsOf('ledger.objects.bySemanticId')).toEqual([
-        { semanticId: 'world/invocation-record/v2', limit: 500, after: ref('1') },
+        { scope: EP1, semanticId: 'world/invocation-record/v2', limit: 500, after: ref('1') },
       ]);
     });
 
@@ -358,16 +421,27 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
       ]);
     });
 
-    it('answers not-started for an id never seen', async () => {
+    it('answers not-started for an id never seen, asking in the session’s scope', async () => {
       expect(await answer(await get('/receipts/rest:never'))).toEqual([
         200,
         { invocationId: 'rest:never', state: 'not-started' },
+      ]);
+      expect(h.world.callsOf('ledger.receipt.get')).toEqual([
+        { invocationId: 'rest:never', scope: EP1 },
+      ]);
+    });
+
+    it('answers a receipt the scope may not read 404 receipt not found', async () => {
+      h.world.hiddenReceipts.add('rest:ep2:x');
+      expect(await answer(await get('/receipts/rest:ep2:x'))).toEqual([
+        404,
+        { error: { class: 'NotFound', message: 'receipt not found' } },
       ]);
     });
   });
 
   describe('POST /v1/commit (world-spec §5.10, §11 scenarios 3-4)', () => {
-    const commit = (body: unknown, token: string | null = SESSION) =>
+    const commit = (body: unknown, token: string | null = COMMITTER) =>
       fetch(`${base}/commit`, {
         method: 'POST',
         headers: {
@@ -381,9 +455,30 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
       h.world.restCommit = () => ({ selectedHead: ref('7') });
     });
 
-    it('commits through ledger.restCommit and answers the selected head', async () => {
+    it('commits through ledger.restCommit as the session’s episode and answers the selected head', async () => {
       expect(await answer(await commit(genesisBody()))).toEqual([200, { selectedHead: ref('7') }]);
-      expect(h.world.callsOf('ledger.restCommit')).toEqual([genesisBody()]);
+      expect(h.world.callsOf('ledger.restCommit')).toEqual([{ author: EP1, ...genesisBody() }]);
+    });
+
+    it('commits as the operator with the operator credential', async () => {
+      expect(await answer(await commit(genesisBody(), h.operatorToken))).toEqual([
+        200,
+        { selectedHead: ref('7') },
+      ]);
+      expect(h.world.callsOf('ledger.restCommit')).toEqual([
+        { author: { kind: 'operator' }, ...genesisBody() },
+      ]);
+    });
+
+    it.each([
+      ['without a World.Commit grant', SESSION],
+      ['whose World.Commit grant has a budget of 0', ZERO_COMMITTER],
+    ])('refuses a session %s 403 Forbidden before reading the body', async (_row, token) => {
+      expect(await answer(await commit('not even json', token))).toEqual([
+        403,
+        { error: { class: 'Forbidden', message: COMMIT_FORBIDDEN_MESSAGE } },
+      ]);
+      expect(h.world.callsOf('ledger.restCommit')).toEqual([]);
     });
 
     const sessions: Array<[string, string | null, number, string, string]> = [
@@ -543,6 +638,15 @@ describe('public reads (DESIGN.md §7.5)', () => {
   it('serves GET /v1/* without a credential', async () => {
     const res = await fetch(`${h.gateway.url}/v1/log/0`);
     expect([res.status, await res.json()]).toEqual([200, entry(0)]);
+  });
+
+  it('reads objects and receipts in the scope of everything, credential or not', async () => {
+    await fetch(`${h.gateway.url}/v1/objects/${ref('1')}`);
+    await fetch(`${h.gateway.url}/v1/receipts/rest:ep2:x`);
+    expect([h.world.callsOf('ledger.object.get'), h.world.callsOf('ledger.receipt.get')]).toEqual([
+      [{ ref: ref('1'), payload: false, scope: { kind: 'all' } }],
+      [{ invocationId: 'rest:ep2:x', scope: { kind: 'all' } }],
+    ]);
   });
 
   it('still requires a session to commit', async () => {

@@ -37,11 +37,12 @@ function validRest(): RestCommitRequest {
     transitionFn: r('fn'),
     interpreter: r('interp'),
     prevEntryHash: head.entryHash,
-    writtenBy: 'quickstart',
+    writtenBy: 'operator/quickstart',
   };
   const hash = entryHash(header, r('record'));
   const shape = { revision: 5, stateRoot: r('output'), logHead: hash };
   return {
+    author: { kind: 'operator' },
     invocationId: 'rest:demo-1',
     observedHead: head.worldRef,
     objects: [],
@@ -255,6 +256,7 @@ describe('commitHashOf (world-internals §5.3)', () => {
     const reordered = JSON.parse(
       JSON.stringify({
         entry: a.entry,
+        author: a.author,
         nextWorld: a.nextWorld,
         objects: a.objects,
         observedHead: a.observedHead,
@@ -264,6 +266,9 @@ describe('commitHashOf (world-internals §5.3)', () => {
     expect(commitHashOf(reordered)).toBe(commitHashOf(a));
     expect(commitHashOf(a)).toMatch(/^[0-9a-f]{64}$/);
     expect(commitHashOf({ ...a, observedHead: r('x') })).not.toBe(commitHashOf(a));
+    expect(commitHashOf({ ...a, author: { kind: 'episode', episodeId: 'ep1' } })).not.toBe(
+      commitHashOf(a),
+    );
   });
 
   it('treats an absent invocation id as absent', () => {

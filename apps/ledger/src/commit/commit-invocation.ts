@@ -155,15 +155,16 @@ export async function commitPrepared(
 /**
  * Refuses a commit whose named refs are neither among its objects nor already stored
  * (world-spec §9.1: every ref of an entry resolves from the ledger alone).
+ * @returns ref → semantic id of the named refs found stored (not carried)
  * @throws BadRequestError `<field>: object <ref> is neither carried by the commit nor stored`
  */
 export async function requireResolvable(
   t: CommitTx,
   carried: Set<string>,
   refs: Array<[string, Ref]>,
-): Promise<void> {
+): Promise<Map<string, string>> {
   const missing = refs.filter(([, ref]) => !carried.has(ref));
-  if (missing.length === 0) return;
+  if (missing.length === 0) return new Map();
   const stored = await t.storedObjects(missing.map(([, ref]) => ref));
   for (const [field, ref] of missing) {
     if (!stored.has(ref))
@@ -171,6 +172,7 @@ export async function requireResolvable(
         `${field}: object ${ref} is neither carried by the commit nor stored`,
       );
   }
+  return stored;
 }
 
 /** The highest entry index each replica of this process committed or read at start. */

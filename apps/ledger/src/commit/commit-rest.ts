@@ -16,6 +16,7 @@ import {
 } from './chain.js';
 import { afterCommit, requireResolvable, type CommitDeps } from './commit-invocation.js';
 import type { CommitTx } from './commit.repository.js';
+import { checkRestAuthorship, checkRestReferences } from './rest-authorship.js';
 
 /** The outcome of the intent transaction: answer a resend, or go on to the commit. */
 type IntentStep = { kind: 'replay'; selectedHead: Ref } | { kind: 'proceed' };
@@ -34,10 +35,13 @@ type CommitStep =
  * @param request a parsed `ledger.restCommit` request
  * @returns {selectedHead: nextWorld.ref}; the same reply again for a resend of the same request
  *   under the same id (no new entry)
- * @throws BadRequestError: invocation id outside `rest:`; observedHead neither '' nor a ref; an
- *   object whose payload does not hash to its hash; a density, linkage or hash law broken (the
- *   message names the field and the expected value); transitionRef or stateRoot unresolvable;
- *   the id already used for a different commit
+ * @throws BadRequestError: invocation id outside `rest:` (a session's: outside
+ *   `rest:<episode>:`); observedHead neither '' nor a ref; an object whose payload does not hash
+ *   to its hash; a writtenBy that does not name the committer, a carried object of a semantic id
+ *   only World writes or whose provenance is not the writtenBy (checkRestAuthorship); a density,
+ *   linkage or hash law broken (the message names the field and the expected value);
+ *   transitionRef or stateRoot unresolvable, or naming a stored object only World writes; the id
+ *   already used for a different commit
  * @throws HeadConflictError(observedHead, selectedHead) when observedHead is stale
  */
 export async function commitRest(
@@ -47,6 +51,7 @@ export async function commitRest(
   const invocationId = checkRestInvocationId(request.invocationId);
   parseObservedHead(request.observedHead);
   const carried = verifyWireObjects(request.objects);
+  checkRestAuthorship(request.author, request, carried);
   const commitHash = commitHashOf(request);
   const usedElsewhere = () =>
     new BadRequestError(`invocation id "${invocationId}" was already used for a different commit`);
@@ -105,13 +110,18 @@ export async function commitRest(
   return { selectedHead: step.selectedHead };
 }
 
-function requireRestResolvable(
+/**
+ * The REST entry's transitionRef and stateRoot resolve (carried or stored), and neither names a
+ * stored object only World writes (checkRestReferences).
+ */
+async function requireRestResolvable(
   t: CommitTx,
   carried: WorldObject[],
   request: RestCommitRequest,
 ): Promise<void> {
-  return requireResolvable(t, new Set(carried.map((o) => o.hash)), [
+  const refs: Array<[string, Ref]> = [
     ['entry.transitionRef', request.entry.transitionRef],
     ['nextWorld.stateRoot', request.nextWorld.stateRoot],
-  ]);
+  ];
+  checkRestReferences(refs, await requireResolvable(t, new Set(carried.map((o) => o.hash)), refs));
 }

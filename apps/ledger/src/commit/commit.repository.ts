@@ -122,10 +122,10 @@ const LOCK_JOURNAL = {
  WHERE invocation_id = $1 FOR UPDATE`,
 };
 
-/** Which of the given refs are stored objects. */
+/** Which of the given refs are stored objects, with their semantic ids. */
 const STORED_OBJECTS = {
   name: 'ledger_commit_stored_objects',
-  text: `SELECT hash FROM ledger.objects WHERE hash = ANY($1::text[])`,
+  text: `SELECT hash, semantic_id FROM ledger.objects WHERE hash = ANY($1::text[])`,
 };
 
 /** A REST intent, unless the row exists. */
@@ -214,15 +214,15 @@ export class CommitTx {
     };
   }
 
-  /** Which of these refs are stored objects. */
-  async storedObjects(refs: Ref[]): Promise<Set<string>> {
-    if (refs.length === 0) return new Set();
-    const { rows } = await this.query<{ hash: string }>(
+  /** Which of these refs are stored objects: ref → semantic id. */
+  async storedObjects(refs: Ref[]): Promise<Map<string, string>> {
+    if (refs.length === 0) return new Map();
+    const { rows } = await this.query<{ hash: string; semantic_id: string }>(
       STORED_OBJECTS.text,
       [refs],
       STORED_OBJECTS.name,
     );
-    return new Set(rows.map((r) => r.hash));
+    return new Map(rows.map((r) => [r.hash, r.semantic_id]));
   }
 
   /**

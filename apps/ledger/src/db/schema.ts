@@ -52,6 +52,19 @@ export const objects = ledgerSchema.table(
   (t) => [index('objects_by_semantic_id').on(t.semanticId, t.hash)],
 );
 
+/**
+ * The episode a REST entry's `writtenBy` names (`episode:<id>` or `episode:<id>/<label>`, the
+ * REST authorship law of commit/rest-authorship.ts), null for every other writer. Computed by
+ * PostgreSQL from the hashed header itself, so no write path states it twice.
+ */
+const WRITER_EPISODE = sql`CASE WHEN written_by LIKE 'episode:%' THEN split_part(substr(written_by, 9), '/', 1) END`;
+
+/**
+ * The episode of a tool call's invocation id (`a2a:<episode>:<task>` or `mcp:<episode>:<task>`,
+ * contracts `invocationIdOf`), null for REST rows. Computed by PostgreSQL from the id.
+ */
+const TOOL_EPISODE = sql`CASE WHEN kind = 'tool' THEN split_part(invocation_id, ':', 2) END`;
+
 /** The append-only log: the frozen six-field header plus the body ref (world-spec §2.11). */
 export const logEntries = ledgerSchema.table(
   'log_entries',
@@ -64,6 +77,8 @@ export const logEntries = ledgerSchema.table(
     prevEntryHash: text('prev_entry_hash').notNull(),
     writtenBy: text('written_by').notNull(),
     transitionRef: text('transition_ref').notNull(),
+    /** who owns a REST entry (reads: reads/ownership.ts) */
+    writerEpisode: text('writer_episode').generatedAlwaysAs(WRITER_EPISODE),
   },
   (t) => [
     index('log_entries_by_transition_ref').on(t.transitionRef, t.entryIndex),
@@ -144,8 +159,11 @@ export const commitJournal = ledgerSchema.table(
     outputRef: text('output_ref'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** the episode whose tool call this row journals (reads: reads/ownership.ts) */
+    episodeId: text('episode_id').generatedAlwaysAs(TOOL_EPISODE),
   },
   (t) => [
+    index('commit_journal_by_entry_index').on(t.entryIndex),
     check('commit_journal_kind', sql`${t.kind} IN ('tool', 'rest')`),
     check('commit_journal_state', sql`${t.state} IN ('claimed', 'intent', 'committed', 'ended')`),
     check(

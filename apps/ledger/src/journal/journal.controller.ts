@@ -14,7 +14,7 @@ export class JournalController {
 
   @MessagePattern('ledger.receipt.get')
   receipt(@Payload() data: unknown) {
-    return getReceipt(this.repository, parseRequest('ledger.receipt.get', data).invocationId);
+    return getReceipt(this.repository, parseRequest('ledger.receipt.get', data));
   }
 
   @MessagePattern('ledger.invocation.begin')

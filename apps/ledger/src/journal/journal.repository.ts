@@ -5,8 +5,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import type { LogEntry, World } from '@world/canonical';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
-import { commitJournal, objects, type EndReason } from '../db/schema.js';
+import { commitJournal, logEntries, objects, worlds, type EndReason } from '../db/schema.js';
 import { storedRef, type Queryable } from '../db/statements.js';
 import { decideBegin, type BeginReply, type JournalView } from './invocation-law.js';
 
@@ -27,6 +28,54 @@ export class JournalRepository {
    */
   find(invocationId: string, withOutput: boolean): Promise<JournalView | null> {
     return readView(this.database.db, invocationId, withOutput, false);
+  }
+
+  /**
+   * Reads what a receipt serves: the invocation's journal row, the world row its world ref names
+   * and the entry its entry index names (null when absent), so the receipt can be checked against
+   * the chain before it is served (DESIGN.md §3).
+   */
+  async receipt(
+    invocationId: string,
+  ): Promise<{ view: JournalView; world: World | null; entry: LogEntry | null } | null> {
+    const view = await readView(this.database.db, invocationId, false, false);
+    if (view === null || view.worldRef === null || view.entryIndex === null)
+      return view === null ? null : { view, world: null, entry: null };
+    const [world] = await this.database.db
+      .select()
+      .from(worlds)
+      .where(eq(worlds.ref, view.worldRef));
+    const [entry] = await this.database.db
+      .select()
+      .from(logEntries)
+      .where(eq(logEntries.entryIndex, view.entryIndex));
+    return {
+      view,
+      world:
+        world === undefined
+          ? null
+          : {
+              ref: storedRef(world.ref),
+              revision: world.revision,
+              stateRoot: storedRef(world.stateRoot),
+              logHead: storedRef(world.logHead),
+            },
+      entry:
+        entry === undefined
+          ? null
+          : {
+              header: {
+                entryIndex: entry.entryIndex,
+                semanticsEpoch: entry.semanticsEpoch,
+                transitionFn: storedRef(entry.transitionFn),
+                interpreter: storedRef(entry.interpreter),
+                prevEntryHash: storedRef(entry.prevEntryHash),
+                writtenBy: entry.writtenBy,
+              },
+              entryHash: storedRef(entry.entryHash),
+              transitionRef: storedRef(entry.transitionRef),
+            },
+    };
   }
 
   /**

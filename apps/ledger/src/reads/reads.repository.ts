@@ -8,6 +8,7 @@ import type { LogEntry, Ref, World } from '@world/canonical';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { SELECTED_HEAD, heads, logEntries, objects, worlds } from '../db/schema.js';
 import { storedRef } from '../db/statements.js';
+import { readableBy } from './ownership.js';
 
 /** An object's envelope, with its payload when asked for. */
 export interface StoredObject {
@@ -101,26 +102,39 @@ export class ReadsRepository {
     return row === undefined ? null : toWorld(row);
   }
 
-  /** One object's envelope (and payload when `withPayload`), or null. */
-  async object(ref: Ref, withPayload: boolean): Promise<StoredObject | null> {
+  /**
+   * One object's envelope (and payload when `withPayload`), or null.
+   * @param episode the episode the read is confined to (reads/ownership.ts), null for none
+   */
+  async object(
+    ref: Ref,
+    withPayload: boolean,
+    episode: string | null,
+  ): Promise<StoredObject | null> {
+    const where = and(eq(objects.hash, ref), episode === null ? undefined : readableBy(episode));
     if (withPayload) {
-      const [row] = await this.db.select().from(objects).where(eq(objects.hash, ref));
+      const [row] = await this.db.select().from(objects).where(where);
       return row === undefined ? null : { ...toObject(row), payload: row.payload };
     }
-    const [row] = await this.db.select(envelope).from(objects).where(eq(objects.hash, ref));
+    const [row] = await this.db.select(envelope).from(objects).where(where);
     return row === undefined ? null : toObject(row);
   }
 
-  /** Envelopes of one semantic id in ascending hash order, strictly after `after` (keyset). */
+  /**
+   * Envelopes of one semantic id in ascending hash order, strictly after `after` (keyset).
+   * @param episode the episode the read is confined to (reads/ownership.ts), null for none
+   */
   async objectsBySemanticId(
     semanticId: string,
     after: Ref | undefined,
     limit: number,
+    episode: string | null,
   ): Promise<StoredObject[]> {
-    const where: SQL | undefined =
-      after === undefined
-        ? eq(objects.semanticId, semanticId)
-        : and(eq(objects.semanticId, semanticId), gt(objects.hash, after));
+    const where: SQL | undefined = and(
+      eq(objects.semanticId, semanticId),
+      after === undefined ? undefined : gt(objects.hash, after),
+      episode === null ? undefined : readableBy(episode),
+    );
     const rows = await this.db
       .select(envelope)
       .from(objects)

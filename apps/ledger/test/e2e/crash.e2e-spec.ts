@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TransportTimeoutError } from '@world/contracts';
+import { TransportTimeoutError, READ_ALL } from '@world/contracts';
 import { connectRpc, type RpcClient } from '@world/runtime';
 import {
   createTestDatabase,
@@ -100,13 +100,21 @@ describe('ledger process killed inside the commit transaction (DESIGN.md §6)', 
       },
     );
     await expect(
-      client.request('ledger.receipt.get', { invocationId: 'a2a:ep-crash:task-1' }, opts),
+      client.request(
+        'ledger.receipt.get',
+        { scope: READ_ALL, invocationId: 'a2a:ep-crash:task-1' },
+        opts,
+      ),
     ).resolves.toEqual({
       invocationId: 'a2a:ep-crash:task-1',
       state: 'not-started',
     });
     await expect(
-      client.request('ledger.object.get', { ref: call.record.hash, payload: false }, opts),
+      client.request(
+        'ledger.object.get',
+        { scope: READ_ALL, ref: call.record.hash, payload: false },
+        opts,
+      ),
     ).rejects.toMatchObject({ errorClass: 'NotFound', message: 'object not found' });
 
     // Nothing landed, so the same commit is simply committed now.
@@ -148,10 +156,18 @@ describe('ledger process killed inside the commit transaction (DESIGN.md §6)', 
     await restarted.waitForLine(READY);
     await expect(client.request('ledger.head', {}, opts)).resolves.toEqual(before);
     await expect(
-      client.request('ledger.receipt.get', { invocationId: 'a2a:ep-crash:task-2' }, opts),
+      client.request(
+        'ledger.receipt.get',
+        { scope: READ_ALL, invocationId: 'a2a:ep-crash:task-2' },
+        opts,
+      ),
     ).resolves.toEqual({ invocationId: 'a2a:ep-crash:task-2', state: 'not-started' });
     await expect(
-      client.request('ledger.object.get', { ref: call.record.hash, payload: false }, opts),
+      client.request(
+        'ledger.object.get',
+        { scope: READ_ALL, ref: call.record.hash, payload: false },
+        opts,
+      ),
     ).rejects.toMatchObject({ errorClass: 'NotFound', message: 'object not found' });
     await expect(client.request('ledger.commit', request, opts)).resolves.toMatchObject({
       entryIndex: before.entryIndex! + 1,

@@ -5,6 +5,7 @@ import {
   parseRequest,
   type ReplyOf,
   type RequestOf,
+  READ_ALL,
 } from '@world/contracts';
 import { connectRpc, type RpcClient, type RunningService } from '@world/runtime';
 import { startLedger } from '../../src/index.js';
@@ -144,7 +145,7 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
       await expect(
         client.request(
           'ledger.receipt.get',
-          { invocationId: calls[i]!.request.invocationId },
+          { scope: READ_ALL, invocationId: calls[i]!.request.invocationId },
           opts,
         ),
       ).resolves.toEqual({
@@ -218,7 +219,11 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     });
     expect(await headIndex()).toBe(start + 3);
     await expect(
-      client.request('ledger.receipt.get', { invocationId: 'mcp:ep-gmix:missing' }, opts),
+      client.request(
+        'ledger.receipt.get',
+        { scope: READ_ALL, invocationId: 'mcp:ep-gmix:missing' },
+        opts,
+      ),
     ).resolves.toEqual({ invocationId: 'mcp:ep-gmix:missing', state: 'not-started' });
     expect(events.map((e) => e.invocationId)).toEqual([
       'mcp:ep-gmix:lead',

@@ -19,6 +19,7 @@ import {
   WorldError,
   type ReplyOf,
   type RequestOf,
+  READ_ALL,
 } from '@world/contracts';
 import { connectRpc, type RpcClient, type RunningService } from '@world/runtime';
 import { eventually } from '@world/testing';
@@ -84,7 +85,7 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
   const rest = (request: RequestOf<'ledger.restCommit'>) =>
     client.request('ledger.restCommit', request, opts);
   const receipt = (invocationId: string) =>
-    client.request('ledger.receipt.get', { invocationId }, opts);
+    client.request('ledger.receipt.get', { scope: READ_ALL, invocationId }, opts);
   const begin = (
     invocationId: string,
     requestHash: string,
@@ -132,7 +133,11 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
 
     it('stores the genesis object and publishes the epoch registry head', async () => {
       await expect(
-        client.request('ledger.object.get', { ref: G.object.hash, payload: true }, opts),
+        client.request(
+          'ledger.object.get',
+          { scope: READ_ALL, ref: G.object.hash, payload: true },
+          opts,
+        ),
       ).resolves.toEqual(toWireObject(G.object));
       await expect(
         client.request('ledger.registry.get', { name: 'world/epoch-registry/v1' }, opts),
@@ -142,7 +147,7 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       });
       const epochs = await client.request(
         'ledger.object.get',
-        { ref: G.epochRegistry.hash, payload: true },
+        { scope: READ_ALL, ref: G.epochRegistry.hash, payload: true },
         opts,
       );
       expect(Buffer.from(epochs.payload!, 'base64').toString('utf8')).toBe(
@@ -300,7 +305,11 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
         state: 'not-started',
       });
       await expect(
-        client.request('ledger.object.get', { ref: call.input.hash, payload: false }, opts),
+        client.request(
+          'ledger.object.get',
+          { scope: READ_ALL, ref: call.input.hash, payload: false },
+          opts,
+        ),
       ).rejects.toEqual(new NotFoundError('object not found'));
     });
 
@@ -512,7 +521,11 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
         await expect(receipt(id)).resolves.toEqual({ invocationId: id, state: 'not-started' });
         for (const object of request.objects) {
           await expect(
-            client.request('ledger.object.get', { ref: object.hash, payload: false }, opts),
+            client.request(
+              'ledger.object.get',
+              { scope: READ_ALL, ref: object.hash, payload: false },
+              opts,
+            ),
           ).rejects.toEqual(new NotFoundError('object not found'));
         }
       },
@@ -700,7 +713,7 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       const page = (after?: Ref, limit = 3) =>
         client.request(
           'ledger.objects.bySemanticId',
-          { semanticId: SEMANTIC_ID, ...(after ? { after } : {}), limit },
+          { scope: READ_ALL, semanticId: SEMANTIC_ID, ...(after ? { after } : {}), limit },
           opts,
         );
       const first = await page();
@@ -721,7 +734,7 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       await expect(
         client.request(
           'ledger.objects.bySemanticId',
-          { semanticId: 'test/unknown/v1', limit: 10 },
+          { scope: READ_ALL, semanticId: 'test/unknown/v1', limit: 10 },
           opts,
         ),
       ).resolves.toEqual({ items: [] });
@@ -738,7 +751,7 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       });
       const { items } = await client.request(
         'ledger.objects.bySemanticId',
-        { semanticId: 'test/many/v1', limit: 10_000 },
+        { scope: READ_ALL, semanticId: 'test/many/v1', limit: 10_000 },
         opts,
       );
       expect(items).toHaveLength(PAGE_MAX);
@@ -757,13 +770,17 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       const { payload: _payload, ...envelope } = wire;
       const bare = await client.request(
         'ledger.object.get',
-        { ref: call.input.hash, payload: false },
+        { scope: READ_ALL, ref: call.input.hash, payload: false },
         opts,
       );
       expect(bare).toEqual(envelope);
       expect('payload' in bare).toBe(false);
       await expect(
-        client.request('ledger.object.get', { ref: call.input.hash, payload: true }, opts),
+        client.request(
+          'ledger.object.get',
+          { scope: READ_ALL, ref: call.input.hash, payload: true },
+          opts,
+        ),
       ).resolves.toEqual(wire);
     });
 
@@ -775,7 +792,7 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       await commit({ ...b.request, objects: [...b.request.objects, relabelled] });
       const stored = await client.request(
         'ledger.object.get',
-        { ref: a.input.hash, payload: false },
+        { scope: READ_ALL, ref: a.input.hash, payload: false },
         opts,
       );
       expect(stored.provenance).toBe('coordinator:mcp');
@@ -826,7 +843,12 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       ],
       [
         'an object',
-        () => client.request('ledger.object.get', { ref: refOf('no object'), payload: true }, opts),
+        () =>
+          client.request(
+            'ledger.object.get',
+            { scope: READ_ALL, ref: refOf('no object'), payload: true },
+            opts,
+          ),
         'object not found',
       ],
       [
@@ -883,7 +905,7 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
         head: v2.hash,
       });
       await expect(
-        client.request('ledger.object.get', { ref: v2.hash, payload: true }, opts),
+        client.request('ledger.object.get', { scope: READ_ALL, ref: v2.hash, payload: true }, opts),
       ).resolves.toEqual(toWireObject(v2));
     });
 

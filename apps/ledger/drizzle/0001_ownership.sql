@@ -1,0 +1,3 @@
+ALTER TABLE "ledger"."commit_journal" ADD COLUMN "episode_id" text GENERATED ALWAYS AS (CASE WHEN kind = 'tool' THEN split_part(invocation_id, ':', 2) END) STORED;--> statement-breakpoint
+ALTER TABLE "ledger"."log_entries" ADD COLUMN "writer_episode" text GENERATED ALWAYS AS (CASE WHEN written_by LIKE 'episode:%' THEN split_part(substr(written_by, 9), '/', 1) END) STORED;--> statement-breakpoint
+CREATE INDEX "commit_journal_by_entry_index" ON "ledger"."commit_journal" USING btree ("entry_index");
