@@ -496,7 +496,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
     async () => {
       const headRef = (await w.get('/v1/head')).text as Ref;
       const head = (await w.get(`/v1/worlds/${headRef}`)).json;
-      const state = makeJsonObject('world/demo/state', 'quickstart', {
+      const state = makeJsonObject('world/demo/state', 'operator/quickstart', {
         note: 'committed over REST',
         mode,
       });
@@ -506,14 +506,14 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
         transitionFn: state.hash,
         interpreter: state.hash,
         prevEntryHash: head.logHead,
-        writtenBy: 'quickstart',
+        writtenBy: 'operator/quickstart',
       };
       const hash = entryHash(header, state.hash);
       const shape = { revision: head.revision + 1, stateRoot: state.hash, logHead: hash };
       const nextWorld = { ref: worldRef(shape), ...shape };
       const res = await fetch(`${w.url}/v1/commit`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${w.operatorToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({
           invocationId: 'rest:cli-1',
           observedHead: headRef,
@@ -528,7 +528,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
       expect(lines(r.stdout)).toEqual([
         `why: entry ${header.entryIndex} (receipt rest:cli-1 → world ${short(nextWorld.ref)})`,
         `  ✓ world   ${short(nextWorld.ref)}  revision ${shape.revision}, stateRoot ${short(state.hash)}, logHead ${short(hash)} (recomputed)`,
-        `  ✓ entry   ${short(hash)}  #${header.entryIndex} writtenBy quickstart prev ${short(head.logHead)} transitionFn ${short(state.hash)} interpreter ${short(state.hash)} (not the planner's current pin)`,
+        `  ✓ entry   ${short(hash)}  #${header.entryIndex} writtenBy operator/quickstart prev ${short(head.logHead)} transitionFn ${short(state.hash)} interpreter ${short(state.hash)} (not the planner's current pin)`,
         `  ✓ record  ${short(state.hash)}  world/demo/state (not an invocation record: nothing more to walk)`,
         `  ✓ output  ${short(state.hash)}  ${state.payload.length} B = world.stateRoot`,
         'all 4 link(s) verified',
@@ -702,7 +702,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
   );
 
   it(
-    'why prints ✗ on the output link and exits 3 once the stored output bytes are altered (issue 4)',
+    'why prints ✗ on the output link and exits 3 once the stored output bytes are altered, which World refuses to serve (issue 4, DESIGN.md §3)',
     async () => {
       const call = await world([
         'call',
@@ -727,7 +727,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
         SEVEN.slice(0, 6).map((n) => `  ✓ ${n.padEnd(8)}`),
       );
       expect(out[7]).toBe(
-        `  ✗ output  ${short(record.output)}  payload hashes to ${short(refOf(forged))}, not its ref: the stored bytes were altered`,
+        `  ✗ output  ${short(record.output)}  the stored bytes were altered: World refuses to serve them (stored object corrupt: object ${record.output} has bytes that hash to ${refOf(forged)})`,
       );
       expect(out[8]).toBe('1 of 7 link(s) broken');
     },

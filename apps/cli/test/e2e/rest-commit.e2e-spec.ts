@@ -1,11 +1,16 @@
 /**
- * World-spec §11 scenarios 3, 4 and 7 (issue 4): POST /v1/commit needs a session, appends with
- * compare-and-append on observedHead (409 HeadConflict with both heads), and REST receipts —
- * against a booted World in both run modes. Genesis is automatic here (DESIGN.md §7.3), so the
- * REST "genesis" of the reference becomes a commit on the current head.
+ * World-spec §11 scenarios 3, 4 and 7 (issue 4): POST /v1/commit needs a session holding the
+ * commit grant (DESIGN.md §3), appends with compare-and-append on observedHead (409 HeadConflict
+ * with both heads), and REST receipts — against a booted World in both run modes. Genesis is
+ * automatic here (DESIGN.md §7.3), so the REST "genesis" of the reference becomes a commit on the
+ * current head. The session's commits name its episode (writtenBy `episode:ep1/quickstart`, ids
+ * `rest:ep1:<id>`).
  */
 import { entryHash, makeJsonObject, toWireObject, worldRef, type Ref } from '@world/canonical';
 import { MODES, startTestSystem, type TestSystem } from '../support/system.js';
+
+/** What the session's commits name as their writer (DESIGN.md §3). */
+const WRITTEN_BY = 'episode:ep1/quickstart';
 
 describe.each(MODES)('REST commits and receipts (%s mode)', (mode) => {
   let w: TestSystem;
@@ -14,7 +19,10 @@ describe.each(MODES)('REST commits and receipts (%s mode)', (mode) => {
   beforeAll(async () => {
     w = await startTestSystem(mode);
     await w.episode('ep1');
-    token = await w.session('ep1', [{ effect: 'Workspace.Read', scope: 'worktree', budget: 1 }]);
+    token = await w.session('ep1', [
+      { effect: 'Workspace.Read', scope: 'worktree', budget: 1 },
+      { effect: 'World.Commit', scope: 'log', budget: 1 },
+    ]);
   });
   afterAll(async () => {
     await w?.close();
@@ -25,14 +33,14 @@ describe.each(MODES)('REST commits and receipts (%s mode)', (mode) => {
     const head = (await w.get('/v1/head', token)).text as Ref;
     const world = (await w.get(`/v1/worlds/${head}`, token)).json;
     const prev = (await w.get(`/v1/log/${world.revision}`, token)).json;
-    const fact = makeJsonObject('world/demo/fact', 'quickstart', { label });
+    const fact = makeJsonObject('world/demo/fact', WRITTEN_BY, { label });
     const header = {
       entryIndex: world.revision + 1,
       semanticsEpoch: 1,
       transitionFn: fact.hash,
       interpreter: fact.hash,
       prevEntryHash: prev.entryHash,
-      writtenBy: 'quickstart',
+      writtenBy: WRITTEN_BY,
     };
     const hash = entryHash(header, fact.hash);
     const next = { revision: world.revision + 1, stateRoot: fact.hash, logHead: hash };
@@ -105,14 +113,14 @@ describe.each(MODES)('REST commits and receipts (%s mode)', (mode) => {
       400,
       { error: { class: 'BadRequest', message: 'receipt id must be rest:<id>' } },
     ]);
-    expect((await w.get('/v1/receipts/rest:demo-1', token)).json).toEqual({
-      invocationId: 'rest:demo-1',
+    expect((await w.get('/v1/receipts/rest:ep1:demo-1', token)).json).toEqual({
+      invocationId: 'rest:ep1:demo-1',
       state: 'not-started',
     });
-    const body = await commitBody('s7', 'rest:demo-1');
+    const body = await commitBody('s7', 'rest:ep1:demo-1');
     expect((await post(body)).status).toBe(200);
-    expect((await w.get('/v1/receipts/rest:demo-1', token)).json).toEqual({
-      invocationId: 'rest:demo-1',
+    expect((await w.get('/v1/receipts/rest:ep1:demo-1', token)).json).toEqual({
+      invocationId: 'rest:ep1:demo-1',
       state: 'resolved',
       resultRef: body.nextWorld.ref,
     });

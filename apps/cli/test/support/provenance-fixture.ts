@@ -51,6 +51,10 @@ export class MemoryLedger implements Provenance {
   readonly entries_: LogEntry[] = [];
   readonly worlds = new Map<string, World>();
   readonly receipts = new Map<string, Receipt>();
+  /** the effect records World's broker holds (GET /v1/effects) */
+  readonly brokerRecords = new Set<string>();
+  /** refs World refuses to serve, with the gateway's StoredObjectCorrupt message */
+  readonly refused = new Map<string, string>();
   headRef: string | null = null;
   /** object reads, for scan-cost assertions */
   reads = 0;
@@ -209,6 +213,7 @@ export class MemoryLedger implements Provenance {
     });
     for (const o of [input, plan, output, record, request, result, effectRecord])
       if (o !== undefined) this.put(o);
+    if (effectRecord !== undefined) this.brokerRecords.add(effectRecord.hash);
     const previous = this.entries_[index - 1]!;
     const { entry, world } = this.append(
       {
@@ -272,7 +277,10 @@ export class MemoryLedger implements Provenance {
   }
   async object(ref: string): Promise<StoredObject | null> {
     this.reads += 1;
-    return this.objects.get(ref) ?? null;
+    const object = this.objects.get(ref);
+    const corrupt = this.refused.get(ref);
+    if (object === undefined || corrupt === undefined) return object ?? null;
+    return { ...object, payload: Buffer.alloc(0), corrupt };
   }
   async envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null> {
     const o = this.objects.get(ref);
@@ -282,6 +290,9 @@ export class MemoryLedger implements Provenance {
   }
   async receipt(id: string): Promise<Receipt | null> {
     return this.receipts.get(id) ?? null;
+  }
+  async brokerRecord(ref: string): Promise<boolean> {
+    return this.brokerRecords.has(ref);
   }
   async pin(): Promise<{ ref: string; version: string } | null> {
     return PIN;

@@ -13,7 +13,15 @@ export interface StoredObject {
   semanticId: string;
   provenance: string;
   payload: Buffer;
+  /**
+   * Set when World refused to serve the payload because it does not hash to the ref (REST
+   * `StoredObjectCorrupt`, DESIGN.md §3): the gateway's message; `payload` is then empty.
+   */
+  corrupt?: string;
 }
+
+/** The REST class of stored bytes that do not hash to their ref (DESIGN.md §3). */
+const STORED_OBJECT_CORRUPT = 'StoredObjectCorrupt';
 
 /** A receipt of a `rest:` commit (world-spec §5.11). */
 export interface Receipt {
@@ -30,10 +38,13 @@ export interface Provenance {
   entry(index: number): Promise<LogEntry | null>;
   /** a dense page from `from`, at most PAGE_MAX entries */
   entries(from: number, limit: number): Promise<LogEntry[]>;
+  /** an object with its payload; a corrupt one comes back marked (StoredObject.corrupt) */
   object(ref: string): Promise<StoredObject | null>;
   /** an object's envelope only (no payload) */
   envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null>;
   receipt(id: string): Promise<Receipt | null>;
+  /** true when the broker's own store holds this effect record (GET /v1/effects/{ref}) */
+  brokerRecord(ref: string): Promise<boolean>;
   /** the planner's pin (GET /v1/health), null when unavailable */
   pin(): Promise<{ ref: string; version: string } | null>;
 }
@@ -69,12 +80,20 @@ export class HttpProvenance implements Provenance {
   }
 
   async object(ref: string): Promise<StoredObject | null> {
-    const found = await this.client.find<{
-      hash: string;
-      semanticId: string;
-      provenance: string;
-      payload: string;
-    }>(`/v1/objects/${ref}?payload=true`);
+    let found;
+    try {
+      found = await this.client.find<{
+        hash: string;
+        semanticId: string;
+        provenance: string;
+        payload: string;
+      }>(`/v1/objects/${ref}?payload=true`);
+    } catch (err) {
+      if (!(err instanceof GatewayHttpError) || err.errorClass !== STORED_OBJECT_CORRUPT) throw err;
+      const envelope = await this.envelope(ref);
+      if (envelope === null) return null;
+      return { ...envelope, payload: Buffer.alloc(0), corrupt: err.detail };
+    }
     if (found === null) return null;
     return {
       hash: found.hash,
@@ -90,6 +109,10 @@ export class HttpProvenance implements Provenance {
 
   receipt(id: string): Promise<Receipt | null> {
     return this.client.find<Receipt>(`/v1/receipts/${encodeURIComponent(id)}`);
+  }
+
+  async brokerRecord(ref: string): Promise<boolean> {
+    return (await this.client.find(`/v1/effects/${ref}`)) !== null;
   }
 
   async pin(): Promise<{ ref: string; version: string } | null> {

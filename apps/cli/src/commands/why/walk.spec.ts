@@ -1,4 +1,4 @@
-import { canonicalJson, refOf } from '@world/canonical';
+import { canonicalJson, entryHash, refOf } from '@world/canonical';
 import { MemoryLedger, PIN, type Invocation } from '../../../test/support/provenance-fixture.js';
 import { shortRef } from '../client/format.js';
 import { objectProblems, shortInvocation, walk, type Link, type WalkStart } from './walk.js';
@@ -58,14 +58,47 @@ describe('walk (world-spec §7.3 `why`, §9 provenance walks; issue 4)', () => {
       ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✗', 'output✓'],
     ],
     [
-      '§2.11 a header field changed → the entry hash no longer recomputes',
+      '§2.11 a header field changed → the entry hash no longer recomputes (and the writer is not the mcp coordinator)',
       (l, inv) => {
         l.entries_[inv.index] = {
           ...inv.entry,
           header: { ...inv.entry.header, writtenBy: 'coordinator:a2a' },
         };
       },
-      ['world✓', 'entry✗', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+      ['world✓', 'entry✗', 'record✗', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      'DESIGN.md §3 an entry not written by the coordinator presents an invocation record → ✗ record',
+      (l, inv) => {
+        const header = { ...inv.entry.header, writtenBy: 'episode:ep2' };
+        l.entries_[inv.index] = {
+          ...inv.entry,
+          header,
+          entryHash: entryHash(header, inv.entry.transitionRef),
+        };
+      },
+      ['world✗', 'entry✓', 'record✗', 'input✓', 'plan✓', 'effect✓', 'output✓'],
+    ],
+    [
+      "DESIGN.md §3 an effect record World's broker never wrote → ✗ effect",
+      (l, inv) => {
+        l.brokerRecords.delete(inv.effectRecord!.hash);
+      },
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✗', 'output✓'],
+    ],
+    [
+      'DESIGN.md §3 World refuses to serve the stored output (StoredObjectCorrupt) → ✗ output',
+      (l, inv) => {
+        l.refused.set(inv.output.hash, 'stored object corrupt: …');
+      },
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗'],
+    ],
+    [
+      'DESIGN.md §3 World refuses to serve the stored record → ✗ record, nothing more walked',
+      (l, inv) => {
+        l.refused.set(inv.record.hash, 'stored object corrupt: …');
+      },
+      ['world-', 'entry✓', 'record✗'],
     ],
     [
       '§2.11 the previous entry is not the one linked → ✗ entry',
@@ -155,6 +188,18 @@ describe('walk (world-spec §7.3 `why`, §9 provenance walks; issue 4)', () => {
       ref: inv.output.hash,
       detail: `payload hashes to ${shortRef(refOf('{"forged":true}'))}, not its ref: the stored bytes were altered`,
     });
+  });
+
+  it("names why an effect record is not the broker's, and why World refused bytes (DESIGN.md §3)", async () => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('notes.txt');
+    ledger.brokerRecords.delete(inv.effectRecord!.hash);
+    ledger.refused.set(inv.output.hash, `stored object corrupt: object ${inv.output.hash} …`);
+    const links = (await walk(ledger, { index: 1 }))!;
+    expect([links[5]!.detail, links[6]!.detail]).toEqual([
+      "World's broker holds no such record (GET /v1/effects: not found): it never wrote it",
+      `the stored bytes were altered: World refuses to serve them (stored object corrupt: object ${inv.output.hash} …)`,
+    ]);
   });
 
   it('walks a refused call (§4.4 (B)): a plan with no effect, no effect link', async () => {

@@ -4,8 +4,11 @@
  * (entryHash) and linked to the previous entry, the invocation record, its input, its plan, each
  * effect record with its request and result, and the output, which must be the world's stateRoot.
  * Every object read is re-hashed: sha256 of the payload bytes must equal the ref it was read
- * under — that is what catches bytes altered in storage. An object that fails its own check is
- * never used to judge another link.
+ * under — that is what catches bytes altered in storage (World itself refuses to serve such
+ * bytes, StoredObjectCorrupt; the walk reports either). An object that fails its own check is
+ * never used to judge another link. Tool-call provenance must be the coordinator's: an
+ * invocation record's entry is written by `coordinator:<surface>` of its invocation id, and each
+ * effect record is one World's broker wrote (GET /v1/effects; DESIGN.md §3).
  */
 import {
   canonicalBytes,
@@ -81,6 +84,8 @@ export function objectProblems(
   semanticIds?: readonly string[],
 ): string[] {
   if (object === null) return ['not found'];
+  if (object.corrupt !== undefined)
+    return [`the stored bytes were altered: World refuses to serve them (${object.corrupt})`];
   const problems: string[] = [];
   const actual = refOf(object.payload);
   if (actual !== ref)
@@ -151,7 +156,9 @@ export async function walk(reads: Provenance, start: WalkStart): Promise<Link[] 
 
   const recordProblems = objectProblems(entry.transitionRef, recordObject);
   const isInvocation =
-    recordObject !== null && INVOCATION_RECORD_IDS.includes(recordObject.semanticId);
+    recordObject !== null &&
+    recordObject.corrupt === undefined &&
+    INVOCATION_RECORD_IDS.includes(recordObject.semanticId);
   const parsed = isInvocation ? parseRecord(recordObject!) : null;
   if (typeof parsed === 'string') recordProblems.push(parsed);
   const record = typeof parsed === 'object' ? parsed : null;
@@ -316,12 +323,36 @@ function recordLink(
     );
   if (record.semanticsEpoch !== h.semanticsEpoch)
     all.push(`semanticsEpoch ${record.semanticsEpoch} is not the entry's ${h.semanticsEpoch}`);
+  all.push(...coordinatorProblems(h.writtenBy, record));
   return link(
     'record',
     entry.transitionRef,
     all,
     `${object.semanticId} invocation ${shortInvocation(record.invocationId)} episode ${record.episodeId} skill ${record.skillId}`,
   );
+}
+
+/**
+ * An invocation record is the coordinator's: its entry is written by `coordinator:<surface>` of
+ * the invocation id (`<surface>:<episode>:<task>`, DESIGN.md §7.4), and the id names the record's
+ * episode. Anything else (a REST commit presenting a record, DESIGN.md §3) is not a tool call.
+ */
+function coordinatorProblems(writtenBy: string, record: InvocationRecord): string[] {
+  const [surface, episode] = record.invocationId.split(':');
+  const problems: string[] = [];
+  if (surface !== 'a2a' && surface !== 'mcp') {
+    problems.push(`invocation id ${shortInvocation(record.invocationId)} is not a tool call's`);
+    return problems;
+  }
+  if (writtenBy !== `coordinator:${surface}`)
+    problems.push(
+      `written by ${writtenBy}, not coordinator:${surface}: only World's coordinator writes tool calls`,
+    );
+  if (episode !== record.episodeId)
+    problems.push(
+      `invocation id ${shortInvocation(record.invocationId)} is not of episode ${record.episodeId}`,
+    );
+  return problems;
 }
 
 async function inputLink(reads: Provenance, ref: string): Promise<Link> {
@@ -364,8 +395,12 @@ async function effectLink(
   output: OutputBody | undefined,
 ): Promise<Link> {
   const id = planned?.id ?? `e${i + 1}`;
-  const object = await reads.object(ref);
+  const [object, theBrokers] = await Promise.all([reads.object(ref), reads.brokerRecord(ref)]);
   const problems = objectProblems(ref, object, [SEMANTIC_IDS.effectRecord]);
+  if (!theBrokers)
+    problems.push(
+      "World's broker holds no such record (GET /v1/effects: not found): it never wrote it",
+    );
   const parsed = object === null ? undefined : EffectRecordSchema.safeParse(jsonOf(object.payload));
   if (object !== null && !parsed?.success) {
     problems.push('payload is not a world/effect-record/v1 record');
