@@ -2,20 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CALL_DEADLINE_MS, deadlineTable } from '@world/contracts';
+import { CALL_DEADLINE_MS, deadlineTable, type IntegrityReport } from '@world/contracts';
 import {
   ConfigError,
+  INTEGRITY_BUDGET,
   connectRpc,
   openPglite,
   serviceLogger,
+  startIntegrityScan,
   startMicroservice,
   type DatabaseHandle,
+  type IntegrityBudget,
   type RunningService,
   type TransportConfig,
 } from '@world/runtime';
 import { BrokerModule } from './broker.module.js';
 import { RecoverIntents, type IndeterminateIntent } from './effects/recover-intents.js';
 import { isInside } from './handlers/confinement.js';
+import { IntegrityRepository } from './integrity/integrity.repository.js';
+import { scanBroker } from './integrity/scan-broker.js';
 import type { EffectHandler } from './handlers/registry.js';
 import { workspaceHandlers } from './handlers/workspace.js';
 import { ailangHandlers } from './handlers/ailang.js';
@@ -53,6 +58,8 @@ export interface BrokerOptions {
   netAllowHttp?: boolean;
   /** the invocation deadline the policy timeout derives from (default CALL_DEADLINE_MS) */
   callDeadlineMs?: number;
+  /** the start-up integrity scan's budgets (default INTEGRITY_BUDGET; tests narrow them) */
+  integrityBudget?: IntegrityBudget;
 }
 
 /** A running broker replica, with what its start-up recovery reported. */
@@ -60,6 +67,8 @@ export interface RunningBroker extends RunningService {
   settings: BrokerSettings;
   /** intents without an outcome found at start (world-internals §5.5) */
   indeterminate: IndeterminateIntent[];
+  /** the start-up integrity scan: its report so far, and its final report (never rejects) */
+  integrity: { report(): IntegrityReport; done: Promise<IntegrityReport> };
 }
 
 /**
@@ -103,8 +112,10 @@ export async function resolveBrokerSettings(
 /**
  * Starts one broker replica (DESIGN.md §1): migrates schema `broker` under its advisory lock,
  * serves every `broker.*` subject on the transport (queue group `broker`), then runs start-up
- * recovery (indeterminate intents are reported, never re-run). close() stops taking requests,
- * lets the executes in flight finish (SHUTDOWN_DRAIN_MS), then disconnects.
+ * recovery (indeterminate intents are reported, never re-run) and, in the background, the
+ * start-up integrity scan of its objects and records (integrity/scan-broker.ts; `/readyz`
+ * `integrity.broker`). close() stops taking requests, lets the executes in flight finish
+ * (SHUTDOWN_DRAIN_MS), waits for the scan (bounded by its budget), then disconnects.
  * @throws ConfigError for unusable directories; the database or transport error otherwise
  */
 export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
@@ -145,20 +156,29 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     { replica, workspaceRoot: settings.workspaceRoot, indeterminate: indeterminate.length },
     'broker started',
   );
+  const budget = options.integrityBudget ?? INTEGRITY_BUDGET;
+  const integrity = startIntegrityScan(
+    'broker',
+    (scan) => scanBroker(new IntegrityRepository(database), scan),
+    budget,
+  );
   let closed = false;
   return {
     service: 'broker',
     replica,
     settings,
     indeterminate,
+    integrity,
     checks: {
       database: () => database.ping(),
       ...(options.transport.kind === 'nats' && { nats: () => rpc.ping() }),
+      integrity: () => ({ broker: integrity.report() }),
     },
     async close() {
       if (closed) return;
       closed = true;
       await app.close();
+      await integrity.done;
       await rpc.close();
       if (ownDatabase) await database.close();
     },

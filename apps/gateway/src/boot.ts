@@ -60,6 +60,11 @@ export interface GatewayOptions {
   replica?: string;
   /** operator log lines (default: the gateway's pino logger) */
   log?: LogSink;
+  /**
+   * The integrity scans of the services running beside it in one process (embedded mode), shown
+   * in its `/readyz` (world-spec §2.18); each process of a distributed World shows its own.
+   */
+  integrity?: ReadinessChecks['integrity'];
 }
 
 /** A started gateway: a RunningService with the URL it answers on. */
@@ -93,8 +98,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     worldHome: options.worldHome,
   });
   const rpc = await connectRpc(options.transport, replica);
-  const checks: ReadinessChecks =
-    options.transport.kind === 'nats' ? { nats: () => rpc.ping() } : {};
+  const checks: ReadinessChecks = {
+    ...(options.transport.kind === 'nats' && { nats: () => rpc.ping() }),
+    ...(options.integrity !== undefined && { integrity: options.integrity }),
+  };
   const sessions = new SessionResolver(rpc);
   const auth = new Authenticator(sessions, credential);
   const mcp = new McpEndpoint(auth, {

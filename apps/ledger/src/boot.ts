@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import type { IntegrityReport } from '@world/contracts';
 import {
+  INTEGRITY_BUDGET,
   connectRpc,
   serviceLogger,
+  startIntegrityScan,
   startMicroservice,
   type DatabaseHandle,
+  type IntegrityBudget,
   type RunningService,
   type TransportConfig,
 } from '@world/runtime';
@@ -16,6 +20,8 @@ import {
 import { observeHead } from './commit/commit-invocation.js';
 import { CommitRepository } from './commit/commit.repository.js';
 import { bootstrapGenesis } from './genesis/bootstrap-genesis.js';
+import { IntegrityRepository } from './integrity/integrity.repository.js';
+import { scanLedger } from './integrity/scan-ledger.js';
 import { LedgerModule } from './ledger.module.js';
 
 /** How to start one ledger replica. */
@@ -26,6 +32,14 @@ export interface StartLedgerOptions {
   database: DatabaseHandle;
   /** this replica's name (default `ledger-<6 hex>`) */
   replica?: string;
+  /** the start-up integrity scan's budgets (default INTEGRITY_BUDGET; tests narrow them) */
+  integrityBudget?: IntegrityBudget;
+}
+
+/** A running ledger replica, with its start-up integrity scan. */
+export interface RunningLedger extends RunningService {
+  /** the start-up integrity scan: its report so far, and its final report (never rejects) */
+  integrity: { report(): IntegrityReport; done: Promise<IntegrityReport> };
 }
 
 /** Bytes of randomness in a default replica name. */
@@ -36,12 +50,15 @@ const REPLICA_SUFFIX_BYTES = 3;
  * LEDGER_LOCK_KEY), creates the genesis world on a fresh database (once across replicas,
  * DESIGN.md §7.3), connects the RPC client that emits `ledger.committed`, and serves every
  * `ledger.*` subject in queue group `ledger`; `world_ledger_head_index` and the head the first
- * lone commit chains on (commit-fast.ts) start at the head read.
+ * lone commit chains on (commit-fast.ts) start at the head read. Then, in the background, the
+ * start-up integrity scan (integrity/scan-ledger.ts) checks entries and objects newest first;
+ * its report is the `integrity.ledger` of `/readyz`.
  * @returns the running replica; close() stops taking requests, lets those in flight finish
- *   (SHUTDOWN_DRAIN_MS) and disconnects (the database stays open)
+ *   (SHUTDOWN_DRAIN_MS), waits for the scan (bounded by its budget) and disconnects (the
+ *   database stays open)
  * @throws whatever migrating or connecting throws (the process exits non-zero)
  */
-export async function startLedger(options: StartLedgerOptions): Promise<RunningService> {
+export async function startLedger(options: StartLedgerOptions): Promise<RunningLedger> {
   const replica =
     options.replica ?? `${LEDGER_SERVICE}-${randomBytes(REPLICA_SUFFIX_BYTES).toString('hex')}`;
   const { database, transport } = options;
@@ -70,17 +87,26 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningS
     throw err;
   }
   const microservice = app;
+  const budget = options.integrityBudget ?? INTEGRITY_BUDGET;
+  const integrity = startIntegrityScan(
+    LEDGER_SERVICE,
+    (scan) => scanLedger(new IntegrityRepository(database), scan, budget.maxRows),
+    budget,
+  );
   let closed: Promise<void> | undefined;
   return {
     service: LEDGER_SERVICE,
     replica,
+    integrity,
     checks: {
       database: () => database.ping(),
       ...(transport.kind === 'nats' && { nats: () => rpc.ping() }),
+      integrity: () => ({ [LEDGER_SERVICE]: integrity.report() }),
     },
     close() {
       closed ??= (async () => {
         await microservice.close();
+        await integrity.done;
         await rpc.close();
       })();
       return closed;

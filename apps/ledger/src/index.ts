@@ -1,5 +1,5 @@
 export { LedgerModule, type LedgerModuleOptions } from './ledger.module.js';
-export { startLedger, type StartLedgerOptions } from './boot.js';
+export { startLedger, type RunningLedger, type StartLedgerOptions } from './boot.js';
 export { LedgerEnv, type LedgerConfig } from './config.js';
 export { LEDGER_LOCK_KEY, LEDGER_MIGRATIONS_TABLE, LEDGER_SERVICE } from './constants.js';
 export {

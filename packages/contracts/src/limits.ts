@@ -295,6 +295,23 @@ export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
   CALL_DEADLINE_MS / 1000,
 ];
 
+/**
+ * The start-up integrity scan of each service that owns hashed data (world-spec §2.18: "scans
+ * persisted log and world rows within 20,000 rows and 2 s"; world-internals §6: 64 rows a page).
+ * It checks the newest rows first and stops at whichever budget ends first, reporting where it
+ * stopped.
+ */
+export const INTEGRITY_SCAN_BUDGET_MS = 2_000;
+export const INTEGRITY_SCAN_MAX_ROWS = 20_000;
+export const INTEGRITY_SCAN_PAGE_ROWS = 64;
+/**
+ * Payloads an integrity scan reads at once: objects are up to 1 MiB each (world-internals §9), so
+ * a page of them stays within 16 MiB of memory.
+ */
+export const INTEGRITY_SCAN_OBJECT_PAGE = 16;
+/** Problems an integrity report lists (and logs one line each); the rest are counted. */
+export const INTEGRITY_REPORT_MAX_PROBLEMS = 20;
+
 // ---------------------------------------------------------------- world up (apps/cli/src/system/up.ts)
 
 /** `world up` waits this long for every process to log "ready" before it stops them all. */

@@ -65,3 +65,23 @@ export function storedProblem(item: StoredItem): string | null {
     }
   }
 }
+
+/**
+ * What a service's start-up integrity scan found (world-spec §2.18), as `GET /readyz` shows it
+ * under `integrity.<service>`. The scan reads the newest rows first within INTEGRITY_SCAN_MAX_ROWS
+ * rows and INTEGRITY_SCAN_BUDGET_MS; it never rewrites anything.
+ */
+export interface IntegrityReport {
+  /** `scanning` until it ends; then `clean` or `mismatch` */
+  state: 'scanning' | 'clean' | 'mismatch';
+  /** rows checked so far (entries, worlds, objects, records) */
+  scanned: number;
+  /** problems found (storedProblem, links, density) */
+  mismatches: number;
+  /** the first INTEGRITY_REPORT_MAX_PROBLEMS problems, newest first */
+  problems: string[];
+  /** false when a budget ended the scan before the oldest row */
+  complete: boolean;
+  /** where an incomplete scan stopped: the rows below it were not checked */
+  resume?: string;
+}

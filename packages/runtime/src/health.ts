@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { READINESS_CHECK_MS } from '@world/contracts';
+import { READINESS_CHECK_MS, type IntegrityReport } from '@world/contracts';
 import { serviceLogger } from './logger.js';
 import { metricsExposition } from './metrics.js';
 
@@ -11,6 +11,11 @@ export type ReadinessCheck = () => Promise<void>;
 export interface ReadinessChecks {
   database?: ReadinessCheck;
   nats?: ReadinessCheck;
+  /**
+   * The start-up integrity scans of the services this process runs, by service (world-spec
+   * §2.18): shown in the report, never a reason to be unready (history is reported, not rewritten).
+   */
+  integrity?: () => Record<string, IntegrityReport>;
 }
 
 /** The body of `GET /readyz`. */
@@ -19,6 +24,8 @@ export interface ReadinessReport {
   status: 'ready' | 'unready' | 'draining';
   /** each applicable check: `ok`, or `failed` (the cause goes to the log, never to the probe) */
   checks: { database?: 'ok' | 'failed'; nats?: 'ok' | 'failed' };
+  /** what each service's start-up integrity scan found (present when the process owns hashed data) */
+  integrity?: Record<string, IntegrityReport>;
 }
 
 const log = serviceLogger('health');
@@ -35,12 +42,11 @@ export async function readiness(
   draining = false,
   timeoutMs: number = READINESS_CHECK_MS,
 ): Promise<{ httpStatus: 200 | 503; report: ReadinessReport }> {
-  const names = (Object.keys(checks) as Array<keyof ReadinessChecks>).filter(
-    (n) => checks[n] !== undefined,
-  );
+  const names = (['database', 'nats'] as const).filter((n) => checks[n] !== undefined);
   const results = await Promise.all(names.map((name) => runCheck(name, checks[name]!, timeoutMs)));
   const report: ReadinessReport = { status: 'ready', checks: {} };
   names.forEach((name, i) => (report.checks[name] = results[i]!));
+  if (checks.integrity !== undefined) report.integrity = checks.integrity();
   if (results.includes('failed')) report.status = 'unready';
   if (draining) report.status = 'draining';
   return { httpStatus: report.status === 'ready' ? 200 : 503, report };

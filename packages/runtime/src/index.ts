@@ -14,3 +14,4 @@ export * from './health.js';
 export * from './inflight.js';
 export * from './renewal.js';
 export * from './stored.js';
+export * from './integrity.js';

@@ -161,10 +161,19 @@ export const effectRecords = broker.table(
   ],
 );
 
-/** Request, result and record objects (world-spec §2.13); immutable, first writer wins. */
-export const objects = broker.table('objects', {
-  ref: text('ref').primaryKey(),
-  semanticId: text('semantic_id').notNull(),
-  provenance: text('provenance').notNull(),
-  payload: bytea('payload').notNull(),
-});
+/**
+ * Request, result and record objects (world-spec §2.13); immutable, first writer wins. `seq`
+ * numbers them in the order they were stored, so the start-up integrity scan checks the newest
+ * first (world-spec §2.18); no write names it.
+ */
+export const objects = broker.table(
+  'objects',
+  {
+    ref: text('ref').primaryKey(),
+    semanticId: text('semantic_id').notNull(),
+    provenance: text('provenance').notNull(),
+    payload: bytea('payload').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+  },
+  (t) => [index('objects_by_seq').on(t.seq)],
+);

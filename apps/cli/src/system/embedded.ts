@@ -103,20 +103,20 @@ async function startServices(
     for (const s of services.reverse()) await s.close().catch(() => undefined);
   };
   try {
-    services.push(await startLedger({ transport, database: sharedHandle(database) }));
-    services.push(
-      await startBroker({
-        transport,
-        database: sharedHandle(database),
-        worldHome: options.paths.home,
-        workspaceRoot: options.paths.workspaceRoot,
-        callDeadlineMs: options.callDeadlineMs,
-        examplesDir: options.broker?.examplesDir,
-        runAllowCaps: options.broker?.runAllowCaps,
-        netAllow: options.broker?.netAllow,
-        netAllowHttp: options.broker?.netAllowHttp,
-      }),
-    );
+    const ledger = await startLedger({ transport, database: sharedHandle(database) });
+    services.push(ledger);
+    const broker = await startBroker({
+      transport,
+      database: sharedHandle(database),
+      worldHome: options.paths.home,
+      workspaceRoot: options.paths.workspaceRoot,
+      callDeadlineMs: options.callDeadlineMs,
+      examplesDir: options.broker?.examplesDir,
+      runAllowCaps: options.broker?.runAllowCaps,
+      netAllow: options.broker?.netAllow,
+      netAllowHttp: options.broker?.netAllowHttp,
+    });
+    services.push(broker);
     services.push(await startPlanner({ transport, callDeadlineMs: options.callDeadlineMs }));
     const gateway = await startGateway({
       transport,
@@ -133,6 +133,8 @@ async function startServices(
       callDeadlineMs: options.callDeadlineMs,
       logStreamRunMs: options.logStreamRunMs,
       dbPath,
+      // One process: its /readyz shows the ledger's and the broker's integrity scans.
+      integrity: () => ({ ledger: ledger.integrity.report(), broker: broker.integrity.report() }),
     });
     services.push(gateway);
     const rpc = await connectRpc(transport, `${mode}-system`);

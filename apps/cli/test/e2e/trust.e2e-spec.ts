@@ -505,4 +505,24 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
     },
     E2E_TIMEOUT_MS,
   );
+
+  it(
+    "item 7: the gateway's /readyz shows the start-up integrity scans of the ledger and broker running beside it",
+    async () => {
+      const res = await fetch(`${w.url}/readyz`);
+      const body = (await res.json()) as Record<string, unknown>;
+      const clean = {
+        state: 'clean',
+        scanned: expect.any(Number),
+        mismatches: 0,
+        problems: [],
+        complete: true,
+      };
+      expect([res.status, body]).toEqual([
+        200,
+        { status: 'ready', checks: { nats: 'ok' }, integrity: { ledger: clean, broker: clean } },
+      ]);
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

@@ -185,6 +185,45 @@ describe('ledger ownership and re-hashed reads (PostgreSQL + NATS)', () => {
     expect(await head()).toEqual(before);
   });
 
+  it('reports where a start-up integrity scan stopped when its row budget ended, newest first (world-spec §2.18)', async () => {
+    const logs = captureLogs('info');
+    const database = await openPostgres(tdb.url);
+    const transport = {
+      kind: 'nats',
+      url: testNatsUrl(),
+      prefix: uniquePrefix('trust-scan'),
+    } as const;
+    try {
+      const replica = await startLedger({
+        transport,
+        database,
+        replica: 'ledger-scan',
+        integrityBudget: { maxRows: 4, budgetMs: 60_000 },
+      });
+      const report = await replica.integrity.done;
+      await replica.close();
+      // Entries #3 and #2 (half the rows), then two of the four objects they carried.
+      const resume =
+        'entries below #2 and the objects only they carried; objects carried by entries #2..#3 after the newest checked; the published objects';
+      expect(report).toEqual({
+        state: 'clean',
+        scanned: 4,
+        mismatches: 0,
+        problems: [],
+        complete: false,
+        resume,
+      });
+      expect(
+        logs.records
+          .filter((l) => String(l.msg).startsWith('integrity'))
+          .map((l) => [l.msg, l.service, l.scanned, l.resume]),
+      ).toEqual([['integrity_scan_incomplete', 'ledger', 4, resume]]);
+    } finally {
+      logs.stop();
+      await database.close();
+    }
+  });
+
   it('refuses to serve an object, an entry, a world, the head or a replayed output whose stored bytes no longer hash to their ref, and logs each', async () => {
     const logs = captureLogs('info');
     try {

@@ -1,0 +1,2 @@
+ALTER TABLE "broker"."objects" ADD COLUMN "seq" bigint NOT NULL GENERATED ALWAYS AS IDENTITY (sequence name "broker"."objects_seq_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1);--> statement-breakpoint
+CREATE INDEX "objects_by_seq" ON "broker"."objects" USING btree ("seq");

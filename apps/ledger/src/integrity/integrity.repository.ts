@@ -1,0 +1,105 @@
+/**
+ * The reads of the ledger's start-up integrity scan (scan-ledger.ts): entries newest first,
+ * the objects the scanned entries carried (newest carrier first), the objects only genesis or
+ * nobody carried (the registry archives), and payloads by ref. Reads never lock and never write.
+ */
+import { desc, eq, gte, inArray, lte, max, notExists, sql } from 'drizzle-orm';
+import type { LogEntry, Ref } from '@world/canonical';
+import type { DatabaseHandle } from '@world/runtime';
+import { SELECTED_HEAD, commitObjects, heads, logEntries, objects } from '../db/schema.js';
+import { storedRef } from '../db/statements.js';
+
+/** The head row's position. */
+export interface HeadRow {
+  entryIndex: number;
+  entryHash: Ref;
+}
+
+/** Read-only access for the integrity scan. */
+export class IntegrityRepository {
+  constructor(private readonly database: DatabaseHandle) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  /** The selected head's entry position, or null before genesis. */
+  async head(): Promise<HeadRow | null> {
+    const [row] = await this.db
+      .select({ entryIndex: heads.entryIndex, entryHash: heads.entryHash })
+      .from(heads)
+      .where(eq(heads.key, SELECTED_HEAD));
+    return row === undefined
+      ? null
+      : { entryIndex: row.entryIndex, entryHash: storedRef(row.entryHash) };
+  }
+
+  /** Up to `limit` entries at or below `atOrBelow`, newest first (not cut at a gap). */
+  async entriesDown(atOrBelow: number, limit: number): Promise<LogEntry[]> {
+    const rows = await this.db
+      .select()
+      .from(logEntries)
+      .where(lte(logEntries.entryIndex, atOrBelow))
+      .orderBy(desc(logEntries.entryIndex))
+      .limit(limit);
+    return rows.map((row) => ({
+      header: {
+        entryIndex: row.entryIndex,
+        semanticsEpoch: row.semanticsEpoch,
+        transitionFn: storedRef(row.transitionFn),
+        interpreter: storedRef(row.interpreter),
+        prevEntryHash: storedRef(row.prevEntryHash),
+        writtenBy: row.writtenBy,
+      },
+      entryHash: storedRef(row.entryHash),
+      transitionRef: storedRef(row.transitionRef),
+    }));
+  }
+
+  /**
+   * The refs of objects carried by entries at or above `lowest`, newest carrier first, at most
+   * `limit` (one pass over the memberships).
+   */
+  async carriedSince(lowest: number, limit: number): Promise<Ref[]> {
+    const newest = max(commitObjects.entryIndex);
+    const rows = await this.db
+      .select({ ref: commitObjects.objectRef, newest })
+      .from(commitObjects)
+      .where(gte(commitObjects.entryIndex, lowest))
+      .groupBy(commitObjects.objectRef)
+      .orderBy(desc(newest), commitObjects.objectRef)
+      .limit(limit);
+    return rows.map((r) => storedRef(r.ref));
+  }
+
+  /**
+   * The refs of objects no entry carries (the registry archives: tool registry, transition
+   * sources, interpreter, epoch registry), at most `limit`.
+   */
+  async published(limit: number): Promise<Ref[]> {
+    const rows = await this.db
+      .select({ ref: objects.hash })
+      .from(objects)
+      .where(
+        notExists(
+          this.db
+            .select({ one: sql`1` })
+            .from(commitObjects)
+            .where(eq(commitObjects.objectRef, objects.hash)),
+        ),
+      )
+      .orderBy(objects.hash)
+      .limit(limit);
+    return rows.map((r) => storedRef(r.ref));
+  }
+
+  /** The payloads of these refs (absent ones are left out). */
+  async payloads(refs: Ref[]): Promise<Array<{ ref: Ref; payload: Buffer }>> {
+    if (refs.length === 0) return [];
+    const rows = await this.db
+      .select({ ref: objects.hash, payload: objects.payload })
+      .from(objects)
+      .where(inArray(objects.hash, refs));
+    return rows.map((r) => ({ ref: storedRef(r.ref), payload: r.payload }));
+  }
+}
