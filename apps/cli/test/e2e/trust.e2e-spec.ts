@@ -349,21 +349,21 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
     'item 6: a log entry or a receipt whose stored row no longer recomputes is refused, not served',
     async () => {
       const now = await head();
-      const state = makeJsonObject('world/demo/state', 'operator/trust', { n: 1 });
+      const state = makeJsonObject('world/demo/state', 'episode:ep-b/trust', { n: 1 });
       const header = {
         entryIndex: now.revision + 1,
         semanticsEpoch: 1,
         transitionFn: state.hash,
         interpreter: state.hash,
         prevEntryHash: now.logHead,
-        writtenBy: 'operator/trust',
+        writtenBy: 'episode:ep-b/trust',
       };
       const hash = entryHash(header, state.hash);
       const shape = { revision: now.revision + 1, stateRoot: state.hash, logHead: hash };
       const nextWorld = { ref: worldRef(shape), ...shape };
       expect(
-        await commit(w.operatorToken, {
-          invocationId: 'rest:trust-1',
+        await commit(bCommitter, {
+          invocationId: 'rest:ep-b:trust-1',
           observedHead: now.ref,
           objects: [toWireObject(state)],
           nextWorld,
@@ -373,10 +373,10 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
       const index = header.entryIndex;
 
       await db.query(
-        `UPDATE ledger.log_entries SET written_by = 'operator/other' WHERE entry_index = $1`,
+        `UPDATE ledger.log_entries SET written_by = 'episode:ep-b/other' WHERE entry_index = $1`,
         [index],
       );
-      const altered = entryHash({ ...header, writtenBy: 'operator/other' }, state.hash);
+      const altered = entryHash({ ...header, writtenBy: 'episode:ep-b/other' }, state.hash);
       const entryProblem = `log entry ${index} (${hash}) has fields that hash to ${altered}`;
       for (const path of [`/v1/log/${index}`, `/v1/log?from=${index}`]) {
         const r = await w.get(path);
@@ -392,7 +392,7 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
         ]);
       }
       await db.query(
-        `UPDATE ledger.log_entries SET written_by = 'operator/trust' WHERE entry_index = $1`,
+        `UPDATE ledger.log_entries SET written_by = 'episode:ep-b/trust' WHERE entry_index = $1`,
         [index],
       );
       expect((await w.get(`/v1/log/${index}`)).json).toEqual({
@@ -402,25 +402,25 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
       });
 
       await db.query(
-        `UPDATE ledger.commit_journal SET world_ref = $1 WHERE invocation_id = 'rest:trust-1'`,
+        `UPDATE ledger.commit_journal SET world_ref = $1 WHERE invocation_id = 'rest:ep-b:trust-1'`,
         [now.ref],
       );
-      const receipt = await w.get('/v1/receipts/rest:trust-1');
+      const receipt = await w.get('/v1/receipts/rest:ep-b:trust-1');
       expect([receipt.status, receipt.json]).toEqual([
         500,
         {
           error: {
             class: 'StoredObjectCorrupt',
-            message: `stored object corrupt: receipt rest:trust-1 names world ${now.ref}, which does not stand on entry ${index}`,
+            message: `stored object corrupt: receipt rest:ep-b:trust-1 names world ${now.ref}, which does not stand on entry ${index}`,
           },
         },
       ]);
       await db.query(
-        `UPDATE ledger.commit_journal SET world_ref = $1 WHERE invocation_id = 'rest:trust-1'`,
+        `UPDATE ledger.commit_journal SET world_ref = $1 WHERE invocation_id = 'rest:ep-b:trust-1'`,
         [nextWorld.ref],
       );
-      expect((await w.get('/v1/receipts/rest:trust-1')).json).toEqual({
-        invocationId: 'rest:trust-1',
+      expect((await w.get('/v1/receipts/rest:ep-b:trust-1')).json).toEqual({
+        invocationId: 'rest:ep-b:trust-1',
         state: 'resolved',
         resultRef: nextWorld.ref,
       });
@@ -492,12 +492,15 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
       const r = await why([String(bIndex)], bReader);
       expect([r.code, r.stderr, lines(r.stdout).at(-1)]).toEqual([0, '', 'all 7 link(s) verified']);
 
-      // Receipts: B reads its own episode's ids only.
+      // Receipts: a session reads its own episode's ids only (ep-b's receipt is not A's).
       expect((await w.get('/v1/receipts/rest:ep-b:never', bReader)).json).toEqual({
         invocationId: 'rest:ep-b:never',
         state: 'not-started',
       });
-      const other = await w.get('/v1/receipts/rest:trust-1', bReader);
+      expect((await w.get('/v1/receipts/rest:ep-b:trust-1', bReader)).json).toMatchObject({
+        state: 'resolved',
+      });
+      const other = await w.get('/v1/receipts/rest:ep-b:trust-1', a);
       expect([other.status, other.json]).toEqual([
         404,
         { error: { class: 'NotFound', message: 'receipt not found' } },
