@@ -26,7 +26,7 @@ import {
   EffectStatusSchema,
   TaskIdSchema,
 } from './schemas.js';
-import { CommitAuthorSchema, ReadScopeSchema } from './visibility.js';
+import { CommitAuthorSchema, ObjectGetRequest, ReadScopeSchema } from './visibility.js';
 
 const Empty = z.object({}).strict();
 const Health = z.object({ service: z.string(), status: z.literal('ok'), replica: z.string() });
@@ -141,16 +141,6 @@ export const LedgerCommittedEvent = z.object({
   worldRef: RefSchema,
   writtenBy: z.string(),
   invocationId: z.string().nullable(),
-});
-
-/**
- * One object by ref, read in the caller's scope (DESIGN.md §3): an object the scope may not read
- * is NotFound, like an absent one.
- */
-export const ObjectGetRequest = z.object({
-  ref: RefSchema,
-  payload: z.boolean(),
-  scope: ReadScopeSchema,
 });
 
 // ---------------------------------------------------------------- broker

@@ -6,7 +6,7 @@
  * rule.
  */
 import { z } from 'zod';
-import { EpisodeIdSchema } from './schemas.js';
+import { EpisodeIdSchema, RefSchema } from './schemas.js';
 
 /**
  * The scope a read runs in: everything (the operator credential, or WORLD_PUBLIC_READS) or one
@@ -60,6 +60,16 @@ export function confinementOf(scope: ReadScope, resource: ReadResource): string 
   if (scope.kind === 'all' || VISIBILITY[resource] === 'skeleton') return null;
   return scope.episodeId;
 }
+
+/**
+ * One object by ref, read in the caller's scope (DESIGN.md §3): an object the scope may not read
+ * is NotFound, like an absent one.
+ */
+export const ObjectGetRequest = z.object({
+  ref: RefSchema,
+  payload: z.boolean(),
+  scope: ReadScopeSchema,
+});
 
 /**
  * Who makes a REST commit (POST /v1/commit): the operator, or a session of one episode. The

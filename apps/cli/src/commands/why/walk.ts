@@ -14,31 +14,25 @@ import {
   canonicalBytes,
   entryHash,
   GENESIS_PREV_ENTRY_HASH,
-  refOf,
   worldRef,
   type LogEntry,
   type World,
 } from '@world/canonical';
-import {
-  CLI_SHORT_REF_HEX,
-  EffectRecordSchema,
-  SEMANTIC_IDS,
-  type EffectRecord,
-} from '@world/contracts';
+import { SEMANTIC_IDS } from '@world/contracts';
 import { preview, shortRef } from '../client/format.js';
 import { jsonOf, type Provenance, type StoredObject } from '../client/provenance.js';
-import { effectStatus, INVOCATION_RECORD_IDS } from '../log-tail.js';
+import { INVOCATION_RECORD_IDS } from '../log-tail.js';
+import { effectLink } from './effect-link.js';
+import {
+  isRefText,
+  link,
+  objectProblems,
+  shortInvocation,
+  type Link,
+  type OutputBody,
+} from './link.js';
 
-/** The links of a walk, in the order they print (world-spec §7.3 example). */
-export type LinkName = 'world' | 'entry' | 'record' | 'input' | 'plan' | 'effect' | 'output';
-
-/** One checked link: `ok` true (✓), false (✗) or null (could not be checked, e.g. a REST entry's world). */
-export interface Link {
-  name: LinkName;
-  ok: boolean | null;
-  ref: string;
-  detail: string;
-}
+export { objectProblems, shortInvocation, type Link, type LinkName } from './link.js';
 
 /** What the walk starts from. */
 export interface WalkStart {
@@ -67,55 +61,6 @@ interface InvocationRecord {
 interface PlanBody {
   effects?: Array<{ id?: string; effect?: string; scope?: string; cost?: number }>;
   result?: { refused?: unknown } | null;
-}
-
-/** An output's world block (world-spec §4.2). */
-interface OutputBody {
-  world?: { plan?: unknown; effects?: Array<{ id?: unknown; status?: unknown; record?: unknown }> };
-}
-
-/**
- * The problems of one object read under `ref`: absent, bytes that do not hash to the ref, or
- * another semantic id than expected. Empty = the object is what its ref says.
- */
-export function objectProblems(
-  ref: string,
-  object: StoredObject | null,
-  semanticIds?: readonly string[],
-): string[] {
-  if (object === null) return ['not found'];
-  if (object.corrupt !== undefined)
-    return [`the stored bytes were altered: World refuses to serve them (${object.corrupt})`];
-  const problems: string[] = [];
-  const actual = refOf(object.payload);
-  if (actual !== ref)
-    problems.push(
-      `payload hashes to ${shortRef(actual)}, not its ref: the stored bytes were altered`,
-    );
-  if (semanticIds !== undefined && !semanticIds.includes(object.semanticId)) {
-    problems.push(`is ${object.semanticId}, not ${semanticIds.join(' or ')}`);
-  }
-  return problems;
-}
-
-/** A link from its problems: ✓ with `detail` when none, else ✗ with them. */
-function link(name: LinkName, ref: string, problems: string[], detail: string): Link {
-  return problems.length === 0
-    ? { name, ok: true, ref, detail }
-    : { name, ok: false, ref, detail: problems.join('; ') };
-}
-
-/** `a2a:ep1:9ebcd16a…`: an invocation id whose task part is shortened like a ref. */
-export function shortInvocation(id: string): string {
-  const cut = id.lastIndexOf(':');
-  const task = id.slice(cut + 1);
-  return task.length > CLI_SHORT_REF_HEX * 2
-    ? `${id.slice(0, cut + 1)}${task.slice(0, CLI_SHORT_REF_HEX)}…`
-    : id;
-}
-
-function isRefText(v: unknown): v is string {
-  return typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v);
 }
 
 /** The record's fields when its payload has the §2.14 shape, else a reason. */
@@ -385,81 +330,6 @@ function planLink(
       ? `0 effect(s)${typeof plan?.result?.refused === 'string' ? `: refused ${preview(plan.result.refused)}` : ''}`
       : `${planned.length} effect(s): ${planned.map((e) => `${e.id} ${e.effect}@${e.scope} cost ${e.cost}`).join(', ')}`;
   return link('plan', record.plan!, all, described);
-}
-
-async function effectLink(
-  reads: Provenance,
-  ref: string,
-  i: number,
-  planned: { id?: string; effect?: string; scope?: string; cost?: number } | undefined,
-  output: OutputBody | undefined,
-): Promise<Link> {
-  const id = planned?.id ?? `e${i + 1}`;
-  const [object, theBrokers] = await Promise.all([reads.object(ref), reads.brokerRecord(ref)]);
-  const problems = objectProblems(ref, object, [SEMANTIC_IDS.effectRecord]);
-  if (!theBrokers)
-    problems.push(
-      "World's broker holds no such record (GET /v1/effects: not found): it never wrote it",
-    );
-  const parsed = object === null ? undefined : EffectRecordSchema.safeParse(jsonOf(object.payload));
-  if (object !== null && !parsed?.success) {
-    problems.push('payload is not a world/effect-record/v1 record');
-    return link('effect', ref, problems, '');
-  }
-  const record = parsed?.data as EffectRecord | undefined;
-  if (record === undefined) return link('effect', ref, problems, '');
-  if (
-    planned !== undefined &&
-    (planned.effect !== record.effect ||
-      planned.scope !== record.scope ||
-      planned.cost !== record.cost)
-  ) {
-    problems.push(
-      `records ${record.effect}@${record.scope} cost ${record.cost} but the plan asked ${planned.effect}@${planned.scope} cost ${planned.cost}`,
-    );
-  }
-  const status = effectStatus(record);
-  const reported = output?.world?.effects?.[i];
-  if (output !== undefined && (reported?.record !== ref || reported?.status !== status)) {
-    problems.push(
-      `the output's world.effects[${i}] is ${preview(reported ?? null)}, not {"record":"${shortRef(ref)}","status":"${status}"}`,
-    );
-  }
-  const request = isRefText(record.requestRef) ? await reads.object(record.requestRef) : null;
-  const requestProblems = isRefText(record.requestRef)
-    ? objectProblems(record.requestRef, request, [SEMANTIC_IDS.effectRequest])
-    : ['requestRef is not a ref'];
-  problems.push(...requestProblems.map((p) => `request ${p}`));
-  if (requestProblems.length === 0 && request !== null) {
-    const asked = jsonOf(request.payload) as
-      { effect?: unknown; scope?: unknown; cost?: unknown } | undefined;
-    if (
-      asked?.effect !== record.effect ||
-      asked?.scope !== record.scope ||
-      asked?.cost !== record.cost
-    ) {
-      problems.push('the request asks for another effect, scope or cost than the record');
-    }
-  }
-  let resultText = '';
-  if (status === 'ok') {
-    const result = isRefText(record.resultRef) ? await reads.object(record.resultRef) : null;
-    const resultProblems = isRefText(record.resultRef)
-      ? objectProblems(record.resultRef, result, [SEMANTIC_IDS.effectResult])
-      : ['resultRef is not a ref'];
-    problems.push(...resultProblems.map((p) => `result ${p}`));
-    if (result !== null) resultText = ` result ${result.payload.length} B`;
-  } else if (record.resultRef !== '') {
-    problems.push(`a ${status} effect names a result (${shortRef(record.resultRef)})`);
-  }
-  const decision = record.allowed ? (record.failed ? 'failed' : 'allowed') : record.denial;
-  return link(
-    'effect',
-    ref,
-    problems,
-    `${id} ${decision} ${record.effect}@${record.scope} cost ${record.cost} budget ${record.budgetBefore}→${record.budgetAfter}` +
-      `${request === null ? '' : ` request ${request.payload.length} B`}${resultText}`,
-  );
 }
 
 function outputLink(
