@@ -236,16 +236,26 @@ describe.each<Mode>(['embedded', 'distributed'])('operations of a World in %s mo
     );
   });
 
-  it('answers /readyz on every health port with the checks of its service', async () => {
+  it('answers /readyz on every health port with the checks of its service and, for the ledger and broker, their integrity scans', async () => {
     const ready = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`)).json();
     const nats = mode === 'distributed' ? { nats: 'ok' } : {};
+    // The services that own hashed data also show their start-up integrity scan (world-spec §2.18).
+    const clean = {
+      state: 'clean',
+      scanned: expect.any(Number),
+      mismatches: 0,
+      problems: [],
+      complete: true,
+    };
     expect(await ready(w.health.ledger.port)).toEqual({
       status: 'ready',
       checks: { database: 'ok', ...nats },
+      integrity: { ledger: clean },
     });
     expect(await ready(w.health.broker.port)).toEqual({
       status: 'ready',
       checks: { database: 'ok', ...nats },
+      integrity: { broker: clean },
     });
     expect(await ready(w.health.planner.port)).toEqual({ status: 'ready', checks: nats });
     expect(await ready(w.health.gateway.port)).toEqual({ status: 'ready', checks: nats });
