@@ -15,6 +15,8 @@ function workspaceMappings() {
       if (existsSync(src)) map[`^@world/${name}$`] = src;
     }
   }
+  // The limits alone: pure constants, cheap enough for worker threads (no zod, no schemas).
+  map['^@world/contracts/limits$'] = join(root, 'packages', 'contracts', 'src', 'limits.ts');
   return map;
 }
 

@@ -18,13 +18,12 @@ import {
 } from '@world/runtime';
 import { BrokerModule } from './broker.module.js';
 import { RecoverIntents, type IndeterminateIntent } from './effects/recover-intents.js';
-import { isInside } from './handlers/confinement.js';
 import { IntegrityRepository } from './integrity/integrity.repository.js';
 import { scanBroker } from './integrity/scan-broker.js';
 import type { EffectHandler } from './handlers/registry.js';
 import { workspaceHandlers } from './handlers/workspace.js';
 import { ailangHandlers } from './handlers/ailang.js';
-import { toolchainFromEnv, type Toolchain } from '@world/ailang';
+import { isInside, toolchainFromEnv, type Toolchain } from '@world/ailang';
 import type { BrokerSettings } from './settings.js';
 
 /** drizzle-kit migrations of schema `broker` (apps/broker/drizzle, beside src/ and dist/). */

@@ -41,16 +41,6 @@ export {
   type HandlerRegistry,
 } from './handlers/registry.js';
 export {
-  resolveInWorktree,
-  writeRefusal,
-  escapeRefusal,
-  isInside,
-  foldName,
-  normalizeSegments,
-  type Resolution,
-  type FileVerb,
-} from './handlers/confinement.js';
-export {
   workspaceHandlers,
   workspaceRead,
   workspaceWrite,

@@ -12,7 +12,10 @@
  * - `RunEnvelopeError`, `OperatorGateError`, `ToolProcessError`, `PolicyMismatchError` — thrown
  *   by operations and recorded by the broker as failed effects (`AilangToolchainError` is their
  *   base class);
- * - `policyVariant` / `renderPolicyToml` / `policyDigest` — the per-cap-set run policies.
+ * - `policyVariant` / `renderPolicyToml` / `policyDigest` — the per-cap-set run policies;
+ * - `confinePath` / `toolRefusalText` / `hasExtraLinks` / `isInside` — World's one
+ *   confinement rule (world-spec §2.3, §8.2), which the broker's workspace handlers, this
+ *   package's sandbox and its toolchain path checks all apply (confine/resolve.ts).
  *
  * Operation results (all `Record<string, unknown>`):
  * - aiCheck / builtinsList / examplesSearch / cli → `{ok:true, argv, exit_code, stdout, stderr}`
@@ -49,6 +52,14 @@ export {
 export { CLI_OPS } from './cli/ops.js';
 export { NO_CORPUS_REFUSAL } from './cli/examples.js';
 export { BUILTINS, type BuiltinSpec } from './stdlib/registry.js';
+export { confinePath, confineRoot, type ConfineRoot, type Confined } from './confine/resolve.js';
+export {
+  hasExtraLinks,
+  isInside,
+  toolRefusalText,
+  type Access,
+  type Refusal,
+} from './confine/rules.js';
 
 /**
  * The toolchain of this process: the binary named by AILANG_BIN, else the embedded subset

@@ -179,6 +179,11 @@ export const LEASE_POLL_MS = 1_000;
 export const EPISODE_SOURCE_MS = 60_000;
 /** Random bytes in the name of an atomic write's temporary file (hex-encoded). */
 export const ATOMIC_WRITE_SUFFIX_BYTES = 8;
+/**
+ * Symlinks followed while resolving one path inside a worktree before it is refused as a loop:
+ * Linux's MAXSYMLINKS, so the confinement walk gives up where the kernel would (ELOOP).
+ */
+export const CONFINE_SYMLINK_HOPS_MAX = 40;
 
 // ---------------------------------------------------------------- gateway
 

@@ -3,7 +3,7 @@ import { copyFile, lstat, mkdir, readdir, readlink, realpath, symlink } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BadRequestError, EPISODE_SOURCE_MS, type ParsedRequestOf } from '@world/contracts';
-import { isInside } from '../handlers/confinement.js';
+import { isInside } from '@world/ailang';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import {
+  link,
   lstat,
   mkdir,
   mkdtemp,
@@ -16,7 +17,6 @@ import { join } from 'node:path';
 import { treeSnapshot } from '../../test/support/fs-snapshot.js';
 import { renderPolicy } from '../policy/render-policy.js';
 import type { EffectHandler, HandlerContext } from './registry.js';
-import { foldName, isInside, normalizeSegments, writeRefusal } from './confinement.js';
 import { occurrences, workspaceRead, workspaceWrite } from './workspace.js';
 
 let root: string;
@@ -40,6 +40,8 @@ beforeAll(async () => {
   ep = join(root, 'ep');
   await mkdir(join(ep, '.git'), { recursive: true });
   await writeFile(join(ep, '.git', 'config'), '[core]\n');
+  await mkdir(join(ep, 'sub', '.git'), { recursive: true });
+  await writeFile(join(ep, 'sub', '.git', 'config'), '[core]\n');
   await writeFile(join(ep, 'hello.ail'), 'module hello\n');
   await writeFile(join(ep, 'three.txt'), 'x x x\n');
   await mkdir(join(root, 'ep2'));
@@ -51,6 +53,7 @@ beforeAll(async () => {
   await symlink('../ep2', join(ep, 'sib'));
   await symlink('.git', join(ep, 'g'));
   await symlink(join(root, 'outside', 'missing.txt'), join(ep, 'dangling'));
+  await link(join(root, 'outside', 'secret.txt'), join(ep, 'hard'));
   await mkdir(join(root, 'ep3'));
   await writeFile(join(root, 'ep3', '.git'), 'gitdir: /somewhere/.git/worktrees/ep3\n');
   ctx = contextFor(ep);
@@ -63,6 +66,11 @@ afterAll(async () => {
 
 const escapes = (verb: string, p: string) => `${verb} ${p}: path "${p}" escapes sandbox "${ep}"`;
 
+/**
+ * The handlers apply World's one confinement rule (its table is @world/ailang's
+ * confine/confine.spec.ts); these rows pin that each verb reports each kind of refusal in the
+ * tool's words and changes nothing.
+ */
 describe('workspace handlers confine every path to the worktree (world-spec §3.1–§3.3, §4.4 (C), §8.2)', () => {
   const rows: Array<
     [string, EffectHandler, Record<string, unknown>, () => string, 'ep' | 'pointer']
@@ -75,38 +83,10 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
       'ep',
     ],
     [
-      'a ../ escape at the handler level (§8.2)',
-      workspaceRead,
-      { op: 'read', path: '../x' },
-      () => escapes('read', '../x'),
-      'ep',
-    ],
-    [
-      'a sibling episode sharing a name prefix via ../ (§8.2)',
-      workspaceRead,
-      { op: 'read', path: '../ep2/x' },
-      () => escapes('read', '../ep2/x'),
-      'ep',
-    ],
-    [
       'a sibling episode via a symlink (§2.1)',
       workspaceRead,
       { op: 'read', path: 'sib/x' },
       () => escapes('read', 'sib/x'),
-      'ep',
-    ],
-    [
-      'a symlinked file pointing outside (§8.2)',
-      workspaceRead,
-      { op: 'read', path: 'outfile' },
-      () => escapes('read', 'outfile'),
-      'ep',
-    ],
-    [
-      'a symlinked directory pointing outside (§8.2)',
-      workspaceRead,
-      { op: 'read', path: 'out/secret.txt' },
-      () => escapes('read', 'out/secret.txt'),
       'ep',
     ],
     [
@@ -121,13 +101,6 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
       workspaceWrite,
       { op: 'write', path: 'out/new.txt', content: 'x' },
       () => escapes('write', 'out/new.txt'),
-      'ep',
-    ],
-    [
-      'a write to a sibling episode via ../',
-      workspaceWrite,
-      { op: 'write', path: '../ep2/x', content: 'x' },
-      () => escapes('write', '../ep2/x'),
       'ep',
     ],
     [
@@ -152,24 +125,10 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
       'ep',
     ],
     [
-      'a write to .GIT/config (§8.2)',
-      workspaceWrite,
-      { op: 'write', path: '.GIT/config', content: 'x' },
-      () => "write .GIT/config: .git/ is read-only to the lane's tools",
-      'ep',
-    ],
-    [
       'an edit inside .git',
       workspaceWrite,
       { op: 'edit', path: '.git/config', old_text: 'core', new_text: 'x' },
       () => "edit .git/config: .git/ is read-only to the lane's tools",
-      'ep',
-    ],
-    [
-      'a write into .git through an in-worktree symlink',
-      workspaceWrite,
-      { op: 'write', path: 'g/config', content: 'x' },
-      () => "write g/config: .git/ is read-only to the lane's tools",
       'ep',
     ],
     [
@@ -194,45 +153,6 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
       'ep',
     ],
     [
-      'a write to .CLAUDE/settings.json (§8.2)',
-      workspaceWrite,
-      { op: 'write', path: '.CLAUDE/settings.json', content: '{}' },
-      () =>
-        'write .CLAUDE/settings.json: matches fs_deny_write ".claude/**" — read-only under this policy',
-      'ep',
-    ],
-    [
-      'a write to .Pi/x (§8.2)',
-      workspaceWrite,
-      { op: 'write', path: '.Pi/x', content: 'x' },
-      () => 'write .Pi/x: matches fs_deny_write ".pi/**" — read-only under this policy',
-      'ep',
-    ],
-    [
-      'a write to .gitmoduleſ with U+017F (APFS fold, §8.2)',
-      workspaceWrite,
-      { op: 'write', path: '.gitmodule\u017f', content: 'x' },
-      () =>
-        'write .gitmodule\u017f: matches fs_deny_write ".gitmodules" — read-only under this policy',
-      'ep',
-    ],
-    [
-      'a write to .GitAttributes (§8.2)',
-      workspaceWrite,
-      { op: 'write', path: '.GitAttributes', content: 'x' },
-      () =>
-        'write .GitAttributes: matches fs_deny_write ".gitattributes" — read-only under this policy',
-      'ep',
-    ],
-    [
-      'a write to ./.github/../.github/w.yml (normalized first)',
-      workspaceWrite,
-      { op: 'write', path: './.github/../.github/w.yml', content: 'x' },
-      () =>
-        'write ./.github/../.github/w.yml: matches fs_deny_write ".github/**" — read-only under this policy',
-      'ep',
-    ],
-    [
       'an edit with 3 occurrences (§3.3)',
       workspaceWrite,
       { op: 'edit', path: 'three.txt', old_text: 'x', new_text: 'y' },
@@ -251,6 +171,34 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
       workspaceWrite,
       { op: 'edit', path: 'nope.ail', old_text: 'a', new_text: 'b' },
       () => 'edit nope.ail: openat nope.ail: no such file or directory',
+      'ep',
+    ],
+    [
+      'a write to a nested repository config (README "Confinement")',
+      workspaceWrite,
+      { op: 'write', path: 'sub/.git/config', content: '[core]\n\thooksPath = /outside/hooks\n' },
+      () => "write sub/.git/config: .git/ is read-only to the lane's tools",
+      'ep',
+    ],
+    [
+      'a read of a hard link to a file outside (§8.2)',
+      workspaceRead,
+      { op: 'read', path: 'hard' },
+      () => `read hard: path "hard" escapes sandbox "${ep}": it has 2 hard links`,
+      'ep',
+    ],
+    [
+      'an edit of a hard link to a file outside',
+      workspaceWrite,
+      { op: 'edit', path: 'hard', old_text: 'outside', new_text: 'x' },
+      () => `edit hard: path "hard" escapes sandbox "${ep}": it has 2 hard links`,
+      'ep',
+    ],
+    [
+      'a write over a hard link to a file outside',
+      workspaceWrite,
+      { op: 'write', path: 'hard', content: 'x' },
+      () => `write hard: path "hard" escapes sandbox "${ep}": it has 2 hard links`,
       'ep',
     ],
   ];
@@ -369,46 +317,7 @@ describe('workspace handlers confine every path to the worktree (world-spec §3.
   });
 });
 
-describe('path rules (world-spec §2.3, §8.2)', () => {
-  it.each([
-    ['a/./b//c', ['a', 'b', 'c']],
-    ['a/../b', ['b']],
-    ['..a/b.ail', ['..a', 'b.ail']],
-    ['a/..', []],
-    ['..', null],
-    ['a/../../b', null],
-  ])('normalizes %j to %j', (path, expected) => {
-    expect(normalizeSegments(path)).toEqual(expected);
-  });
-
-  it.each([
-    ['.GIT', '.git'],
-    ['.gitmodule\u017f', '.gitmodules'],
-    ['\u212Aeep', 'keep'],
-    ['.Claude', '.claude'],
-  ])('folds %j to %j as APFS does', (name, folded) => {
-    expect(foldName(name)).toBe(folded);
-  });
-
-  it.each([
-    [
-      ['.github'],
-      'write .github: matches fs_deny_write ".github/**" — read-only under this policy',
-    ],
-    [['sub', '.git', 'hooks'], "write sub/.git/hooks: .git/ is read-only to the lane's tools"],
-    [['sub', '.gitmodules'], null],
-    [['.githubx', 'a'], null],
-    [['src', 'main.ail'], null],
-  ])('judges the write of %j', (segments, expected) => {
-    expect(writeRefusal('write', segments.join('/'), segments)).toBe(expected);
-  });
-
-  it('does not take a name prefix for containment', () => {
-    expect(isInside('/ws/ep', '/ws/ep2/x')).toBe(false);
-    expect(isInside('/ws/ep', '/ws/ep/x')).toBe(true);
-    expect(isInside('/ws/ep', '/ws/ep')).toBe(true);
-  });
-
+describe('occurrences (world-spec §3.3)', () => {
   it.each([
     ['x x x', 'x', 3],
     ['aaaa', 'aa', 2],

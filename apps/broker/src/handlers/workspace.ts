@@ -1,20 +1,19 @@
 import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { confinePath, hasExtraLinks, toolRefusalText, type Access } from '@world/ailang';
 import { INVOCATION_OUTPUT_MAX_BYTES } from '@world/contracts';
 import { writeFileAtomic } from './atomic-write.js';
 import {
-  normalizeSegments,
-  resolveInWorktree,
-  writeRefusal,
-  type FileVerb,
-} from './confinement.js';
-import {
+  HandlerInputError,
   payloadString,
   type EffectHandler,
   type HandlerContext,
   type HandlerOutput,
 } from './registry.js';
+
+/** The verbs of the workspace handlers; they prefix every refusal (world-spec §3.1–§3.3). */
+type FileVerb = 'read' | 'write' | 'edit';
 
 /** The symbolic scope every workspace tool asks for (world-spec §2.7, §3.0). */
 export const WORKTREE_SCOPE = 'worktree';
@@ -25,10 +24,10 @@ export const workspaceRead: EffectHandler = {
   scopes: [WORKTREE_SCOPE],
   async run(payload, ctx) {
     const path = payloadString(payload, 'path');
-    const where = await resolveInWorktree(ctx.worktree, 'read', path);
-    if (!where.ok) return refuse(where.refused);
+    const target = confined(ctx, 'read', path, 'read');
+    if (typeof target !== 'string') return target;
     try {
-      const file = await readRegularFile(where.abs, 'read', path, INVOCATION_OUTPUT_MAX_BYTES);
+      const file = await readRegularFile(ctx, target, 'read', path, INVOCATION_OUTPUT_MAX_BYTES);
       return file.ok ? { ok: true, content: file.content } : refuse(file.refused);
     } catch (err) {
       return refuse(fileErrorText('read', path, 'openat', err));
@@ -38,9 +37,9 @@ export const workspaceRead: EffectHandler = {
 
 /**
  * `Workspace.Write`: ops `write` (create or overwrite) and `edit` (replace the one occurrence of
- * `old_text`) → `{ok:true}` | `{ok:false, refused}` (world-spec §3.2, §3.3). Writes are atomic;
- * `.git` and the deny list are read-only under every case variant, checked on the path as given
- * and again after symlinks are resolved.
+ * `old_text`) → `{ok:true}` | `{ok:false, refused}` (world-spec §3.2, §3.3). Writes are atomic
+ * (a rename over the target, so a write never changes another name's file); every `.git` and
+ * the policy's deny list are read-only under every case variant (confinePath).
  */
 export const workspaceWrite: EffectHandler = {
   ops: ['write', 'edit'],
@@ -51,7 +50,7 @@ export const workspaceWrite: EffectHandler = {
     const content = op === 'write' ? payloadString(payload, 'content') : '';
     const oldText = op === 'edit' ? payloadString(payload, 'old_text') : '';
     const newText = op === 'edit' ? payloadString(payload, 'new_text') : '';
-    const target = await writableTarget(ctx, op, path);
+    const target = confined(ctx, op, path, 'write');
     if (typeof target !== 'string') return target;
     try {
       if (op === 'write') {
@@ -59,7 +58,7 @@ export const workspaceWrite: EffectHandler = {
         await writeFileAtomic(target, Buffer.from(content, 'utf8'));
         return { ok: true };
       }
-      const file = await readRegularFile(target, 'edit', path, Number.POSITIVE_INFINITY);
+      const file = await readRegularFile(ctx, target, 'edit', path, Number.POSITIVE_INFINITY);
       if (!file.ok) return refuse(file.refused);
       const before = file.content;
       const count = occurrences(before, oldText);
@@ -88,21 +87,27 @@ export function workspaceHandlers(): Record<string, EffectHandler> {
   return { 'Workspace.Read': workspaceRead, 'Workspace.Write': workspaceWrite };
 }
 
-async function writableTarget(
+/**
+ * The handler's path through World's one confinement rule (confinePath; world-spec §8.2) with
+ * the episode policy's deny list: the absolute path to touch, or the refusal output.
+ * @throws HandlerInputError for an empty path or one containing NUL (a malformed payload)
+ */
+function confined(
   ctx: HandlerContext,
   verb: FileVerb,
   path: string,
-): Promise<string | HandlerOutput> {
-  const lexical = normalizeSegments(path);
-  if (lexical !== null && !path.startsWith('/')) {
-    const early = writeRefusal(verb, path, lexical);
-    if (early !== null) return refuse(early);
+  access: Access,
+): string | HandlerOutput {
+  if (path === '' || path.includes('\0'))
+    throw new HandlerInputError('payload field "path" must be a non-empty path');
+  // HandlerContext.worktree is already the real path: no realpath per call.
+  const root = { given: ctx.worktree, real: ctx.worktree };
+  try {
+    const where = confinePath(root, path, access, ctx.policy.policy.fs_deny_write);
+    return where.ok ? where.abs : refuse(toolRefusalText(verb, path, ctx.worktree, where.refusal));
+  } catch (err) {
+    return refuse(fileErrorText(verb, path, verb === 'write' ? 'open' : 'openat', err));
   }
-  const where = await resolveInWorktree(ctx.worktree, verb, path);
-  if (!where.ok) return refuse(where.refused);
-  const resolved = writeRefusal(verb, path, where.rel === '' ? [] : where.rel.split('/'));
-  if (resolved !== null) return refuse(resolved);
-  return where.abs;
 }
 
 /**
@@ -115,12 +120,14 @@ export function occurrences(text: string, needle: string): number {
 }
 
 /**
- * Reads a file of the worktree as UTF-8, refusing anything that is not a regular file. The file
- * is opened non-blocking and without following a last-component symlink, and the checks run on
- * the open descriptor (fstat), so a FIFO, a socket or a device swapped in after the path was
- * resolved can neither block the handler nor be read (a FIFO without a writer would otherwise
- * hold the episode's lease until the handler deadline).
- * @param abs the resolved absolute path (resolveInWorktree)
+ * Reads a file of the worktree as UTF-8, refusing anything that is not a regular file with one
+ * link. The file is opened non-blocking and without following a last-component symlink, and the
+ * checks run on the open descriptor (fstat), so a FIFO, a socket or a device swapped in after
+ * the path was resolved can neither block the handler nor be read (a FIFO without a writer would
+ * otherwise hold the episode's lease until the handler deadline), and neither can a hard link
+ * made after it was confined (world-spec §8.2).
+ * @param ctx the call (its worktree names the sandbox in a hard-link refusal)
+ * @param abs the resolved absolute path (confinePath)
  * @param verb the tool verb, for the refusal text
  * @param path the path as the caller gave it, for the refusal text
  * @param maxBytes the largest size read (bytes; Infinity for edit, whose output carries no content)
@@ -129,6 +136,7 @@ export function occurrences(text: string, needle: string): number {
  * @throws the file system error of open/fstat/read (errno codes are mapped by the caller)
  */
 async function readRegularFile(
+  ctx: HandlerContext,
   abs: string,
   verb: FileVerb,
   path: string,
@@ -154,6 +162,10 @@ async function readRegularFile(
       return { ok: false, refused: `${verb} ${path}: ${syscall} ${path}: is a directory` };
     }
     if (!info.isFile()) return notRegular;
+    if (hasExtraLinks(info)) {
+      const links = { kind: 'links' as const, links: info.nlink };
+      return { ok: false, refused: toolRefusalText(verb, path, ctx.worktree, links) };
+    }
     if (info.size > maxBytes) {
       return {
         ok: false,

@@ -17,7 +17,10 @@ export async function treeSnapshot(root: string): Promise<string[]> {
       else if (info.isDirectory()) {
         out.push(`dir ${path} ${mode}`);
         await walk(abs, path);
-      } else out.push(`file ${path} ${mode} ${JSON.stringify(await readFile(abs, 'utf8'))}`);
+      } else
+        out.push(
+          `file ${path} ${mode} links=${info.nlink} ${JSON.stringify(await readFile(abs, 'utf8'))}`,
+        );
     }
   }
   await walk(root, '');

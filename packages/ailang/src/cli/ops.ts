@@ -1,4 +1,4 @@
-import { foldCase } from '../runtime/glob.js';
+import { foldCase } from '../confine/glob.js';
 import { pathRefusal } from '../toolchain/confine.js';
 
 /**

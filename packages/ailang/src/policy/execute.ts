@@ -95,7 +95,7 @@ export function execute(req: ExecuteRequest, sink: ExecuteSink): ExecuteResult {
     root: policy.fs_sandbox,
     denyWrite: policy.fs_deny_write,
     transferMax: policy.limits.max_fs_transfer_bytes,
-    protectGit: policy.security_mode === 'restricted',
+    securityMode: policy.security_mode,
   });
   const host = new StandardHost({
     stdout: (t) => emit(t, (x) => sink.stdout(x)),

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NOT_REGULAR, readRegularText } from './regular-file.js';
+import { HARD_LINKED, NOT_REGULAR, readRegularText } from './regular-file.js';
 
 describe('readRegularText (no FIFO, socket or device can block or be read)', () => {
   let dir: string;
@@ -12,6 +12,8 @@ describe('readRegularText (no FIFO, socket or device can block or be read)', () 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ailang-regular-'));
     writeFileSync(join(dir, 'a.txt'), 'hello\n');
+    writeFileSync(join(dir, 'b.txt'), 'linked\n');
+    linkSync(join(dir, 'b.txt'), join(dir, 'b2.txt'));
     mkdirSync(join(dir, 'sub'));
     execFileSync('mkfifo', [join(dir, 'pipe')]);
     server = createServer();
@@ -39,11 +41,12 @@ describe('readRegularText (no FIFO, socket or device can block or be read)', () 
     ]);
   });
 
-  it('refuses a FIFO without a writer at once, a socket, a directory and a missing file', () => {
-    expect(['pipe', 'sock', 'sub', 'nope'].map(codeOf)).toEqual([
+  it('refuses a FIFO without a writer at once, a socket, a directory, a hard-linked file and a missing file', () => {
+    expect(['pipe', 'sock', 'sub', 'b2.txt', 'nope'].map(codeOf)).toEqual([
       NOT_REGULAR,
       NOT_REGULAR,
       'EISDIR',
+      HARD_LINKED,
       'ENOENT',
     ]);
   });

@@ -1,18 +1,24 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { hasExtraLinks } from '../confine/rules.js';
 
 /** The errno-like code of a path that is not a regular file (a FIFO, a socket, a device). */
 export const NOT_REGULAR = 'ENOTREG';
 
+/** The errno-like code of a regular file with more than one link (a possible hard link out). */
+export const HARD_LINKED = 'EHARDLINKED';
+
 /**
- * Reads a file as UTF-8 only when it is a regular file. The file is opened non-blocking and the
- * checks run on the open descriptor (fstat), so a FIFO without a writer, a socket or a device can
- * neither block the reading thread (a blocked worker cannot be terminated, and a blocked libuv
- * thread is lost to every later call) nor be read.
+ * Reads a file as UTF-8 only when it is a regular file with one link. The file is opened
+ * non-blocking and the checks run on the open descriptor (fstat), so a FIFO without a writer, a
+ * socket or a device can neither block the reading thread (a blocked worker cannot be
+ * terminated, and a blocked libuv thread is lost to every later call) nor be read, and a hard
+ * link made after the path was confined is not read either (world-spec §8.2).
  * @param real the resolved path (a Sandbox's resolve)
  * @param beforeRead called with the size in bytes before any byte is read (a transfer budget)
  * @returns the file's text
  * @throws an Error with code EISDIR for a directory, NOT_REGULAR (`not a regular file`) for any
- *   other non-regular file, or the file system's own error (ENOENT, EACCES…)
+ *   other non-regular file, HARD_LINKED (`it has N hard links`, with `links`) for a file with
+ *   more than one link, or the file system's own error (ENOENT, EACCES…)
  */
 export function readRegularText(real: string, beforeRead?: (size: number) => void): string {
   let fd: number;
@@ -29,6 +35,12 @@ export function readRegularText(real: string, beforeRead?: (size: number) => voi
     const st = fstatSync(fd);
     if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: NOT_REGULAR });
+    if (hasExtraLinks(st)) {
+      throw Object.assign(new Error(`it has ${st.nlink} hard links`), {
+        code: HARD_LINKED,
+        links: st.nlink,
+      });
+    }
     beforeRead?.(st.size);
     return readFileSync(fd, 'utf8');
   } finally {

@@ -1,12 +1,14 @@
 import { ReadFailure, type SourceReader } from '../lang/program.js';
-import { NOT_REGULAR, readRegularText } from '../runtime/regular-file.js';
-import { Sandbox, SandboxViolation } from '../runtime/sandbox.js';
+import { confinePath, confineRoot } from '../confine/resolve.js';
+import { toolRefusalText } from '../confine/rules.js';
+import { HARD_LINKED, NOT_REGULAR, readRegularText } from '../runtime/regular-file.js';
 
 /**
- * Confinement of the paths toolchain operations receive (world-spec §8.2 "Refused paths"):
- * `..` escapes, absolute paths outside the worktree and in-worktree symlinks pointing out are
- * refused with `<op> <path>: path "<path>" escapes sandbox "<worktree>"`; a leading `-` is
- * refused as flag-like (world-spec §8.2 "Flag injection").
+ * Confinement of the paths toolchain operations receive (world-spec §8.2 "Refused paths",
+ * "Flag injection"), through World's one confinement rule (confine/resolve.ts): `..` escapes,
+ * absolute paths outside the worktree, symlinks pointing out and hard-linked files are refused
+ * with `<op> <path>: path "<path>" escapes sandbox "<worktree>"[: it has N hard links]`; a
+ * leading `-` is refused as flag-like.
  */
 
 /** Why a path was refused, or null when it may be used. Never touches file contents. */
@@ -14,46 +16,42 @@ export function pathRefusal(op: string, path: string, worktree: string): string 
   if (path.startsWith('-')) return `${op} ${path}: path "${path}" looks like a flag`;
   if (path === '') return `${op}: path is empty`;
   try {
-    new Sandbox({
-      root: worktree,
-      denyWrite: [],
-      transferMax: Number.POSITIVE_INFINITY,
-      protectGit: false,
-    }).resolve(op, path, 'read');
+    const confined = confinePath(confineRoot(worktree), path, 'read', []);
+    return confined.ok ? null : toolRefusalText(op, path, worktree, confined.refusal);
   } catch (e) {
-    if (e instanceof SandboxViolation)
-      return `${op} ${path}: path "${path}" escapes sandbox "${worktree}"`;
     return `${op} ${path}: ${(e as Error).message}`;
   }
-  return null;
 }
 
 /**
- * A SourceReader over the worktree: module files resolve inside it, with Go-style messages
- * (`open nope.ail: no such file or directory`).
+ * A SourceReader over the worktree: module files resolve inside it (confinePath), with Go-style
+ * messages (`open nope.ail: no such file or directory`); a hard-linked module is refused like an
+ * escape, checked again on the open file.
  */
 export function worktreeReader(worktree: string): SourceReader {
-  const sandbox = new Sandbox({
-    root: worktree,
-    denyWrite: [],
-    transferMax: Number.POSITIVE_INFINITY,
-    protectGit: false,
-  });
+  const root = confineRoot(worktree);
   return {
     read(rel: string): string {
       let real: string;
       try {
-        real = sandbox.resolve('open', rel, 'read');
+        const confined = confinePath(root, rel, 'read', []);
+        if (!confined.ok)
+          throw new ReadFailure(toolRefusalText('open', rel, worktree, confined.refusal));
+        real = confined.abs;
       } catch (e) {
-        if (e instanceof SandboxViolation)
-          throw new ReadFailure(`open ${rel}: path "${rel}" escapes sandbox "${worktree}"`);
+        if (e instanceof ReadFailure) throw e;
         throw new ReadFailure(`open ${rel}: ${(e as Error).message}`);
       }
       try {
         return readRegularText(real);
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
+        const err = e as NodeJS.ErrnoException & { links?: number };
+        const code = err.code;
         if (code === 'EISDIR') throw new ReadFailure(`read ${rel}: is a directory`);
+        if (code === HARD_LINKED)
+          throw new ReadFailure(
+            toolRefusalText('open', rel, worktree, { kind: 'links', links: err.links ?? 2 }),
+          );
         const text =
           code === 'ENOENT'
             ? 'no such file or directory'
@@ -61,7 +59,7 @@ export function worktreeReader(worktree: string): SourceReader {
               ? 'permission denied'
               : code === NOT_REGULAR
                 ? 'not a regular file'
-                : (e as Error).message;
+                : err.message;
         throw new ReadFailure(`open ${rel}: ${text}`);
       }
     },
