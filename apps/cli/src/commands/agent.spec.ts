@@ -44,6 +44,14 @@ describe('callArguments (world-spec §7.3: --arg, --arg-json, or one --json; the
       await expect(callArguments(options, stdin)).rejects.toThrow(new CliError(expected, 2));
     else expect(await callArguments(options, stdin)).toEqual(expected);
   });
+  it('keeps an argument named __proto__ as an own key, so the plan refuses it (§3.0)', async () => {
+    const args = await callArguments({ arg: ['__proto__=x', 'path=a'], argJson: [] }, stdin);
+    expect([
+      Object.keys(args),
+      JSON.stringify(args),
+      Object.getPrototypeOf(args) === Object.prototype,
+    ]).toEqual([['__proto__', 'path'], '{"__proto__":"x","path":"a"}', true]);
+  });
   it('refuses --arg-json that is not JSON as a usage error', async () => {
     await expect(callArguments({ argJson: ['n=five'] }, stdin)).rejects.toMatchObject({
       exitCode: 2,

@@ -119,7 +119,14 @@ export async function callArguments(
   const put = (key: string, value: unknown, flag: string) => {
     if (Object.prototype.hasOwnProperty.call(args, key))
       throw new CliError(`${flag}: argument "${key}" is given twice`, 2);
-    args[key] = value;
+    // Defined, not assigned: `args.__proto__ = v` would set the prototype and drop the key,
+    // and the plan must see it to refuse it as unknown (world-spec §3.0).
+    Object.defineProperty(args, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   };
   for (const text of options.arg ?? []) {
     const [key, value] = splitPair(text, '--arg');

@@ -24,7 +24,7 @@ import {
   rowOf,
   type A2aError,
 } from '../errors/error-map.js';
-import { readBody } from '../http/body.js';
+import { decodeJsonBody, readBody } from '../http/body.js';
 import { currentCardJson, legacyCardJson, referenceCardJson } from './agent-cards.js';
 import { invokeSkill } from './invoke-skill.js';
 import { logA2aRefusal } from './refusal-log.js';
@@ -140,16 +140,17 @@ export class A2aEndpoint {
       return rpcAnswer(res, status, errorEnvelope(null, session));
     }
     if (req.method !== 'POST') return notPost(res);
-    let body: unknown;
+    let bytes: Buffer;
     try {
-      const bytes = await readBody(req, A2A_BODY_MAX_BYTES);
-      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      bytes = await readBody(req, A2A_BODY_MAX_BYTES);
     } catch (err) {
-      if (err instanceof SyntaxError || err instanceof TypeError)
-        return rpcAnswer(res, 200, errorEnvelope(null, fixed(JSONRPC.parseError)));
       const failure = this.failure(err, 'a2a/jsonrpc', undefined);
       return rpcAnswer(res, rowOf(asWorldError(err)).status, errorEnvelope(null, failure), true);
     }
+    // Not UTF-8 (never decoded with U+FFFD) or not JSON: -32700, nothing runs.
+    const decoded = decodeJsonBody(bytes);
+    if (!decoded.ok) return rpcAnswer(res, 200, errorEnvelope(null, fixed(JSONRPC.parseError)));
+    const body = decoded.value;
     if (!isObject(body))
       return rpcAnswer(res, 200, errorEnvelope(null, fixed(JSONRPC.invalidRequest)));
     const id = validId(body.id);

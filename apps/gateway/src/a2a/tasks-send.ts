@@ -5,6 +5,7 @@
  */
 import { TASK_ID } from '@world/contracts';
 import { A2A_MESSAGES, JSONRPC } from '../errors/error-map.js';
+import { decodeJsonBody } from '../http/body.js';
 import type { SkillCall } from './invoke-skill.js';
 
 /** The one method of the reference surface. */
@@ -35,12 +36,9 @@ export interface DecodedTasksSend {
  * @param bytes the request body (already bounded by A2A_BODY_MAX_BYTES)
  */
 export function decodeTasksSend(bytes: Uint8Array): DecodedTasksSend | EnvelopeRefusal {
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    return refusal(null, JSONRPC.invalidRequest, A2A_MESSAGES.invalidRequest);
-  }
+  const decoded = decodeJsonBody(bytes);
+  if (!decoded.ok) return refusal(null, JSONRPC.invalidRequest, A2A_MESSAGES.invalidRequest);
+  const body = decoded.value;
   if (!isObject(body)) return refusal(null, JSONRPC.invalidRequest, A2A_MESSAGES.invalidRequest);
   const id = 'id' in body ? body.id : null;
   if (body.jsonrpc !== '2.0')

@@ -37,18 +37,49 @@ function discard(req: IncomingMessage): void {
   req.unpipe();
 }
 
+/** A request body decoded as JSON, or why it is not JSON. */
+export type DecodedJson =
+  { ok: true; value: unknown } | { ok: false; reason: 'utf8' | 'json'; message: string };
+
+/**
+ * Decodes a request body as JSON text, the one decoder of every body the gateway reads (/v1,
+ * /mcp, /a2a): the bytes must be UTF-8 (RFC 8259 §8.1) — a malformed sequence is refused,
+ * never replaced with U+FFFD, so what runs and is recorded is exactly what was sent — and the
+ * text one JSON value (trailing values fail JSON.parse). JSON.parse keeps an own `__proto__`
+ * key as data, so strict key checks downstream see it.
+ * @param bytes the body (already bounded by its route's limit)
+ * @returns the value, or `reason: 'utf8'` / `'json'` with the decoder's message
+ */
+export function decodeJsonBody(bytes: Uint8Array): DecodedJson {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (err) {
+    return { ok: false, reason: 'utf8', message: (err as Error).message };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { ok: false, reason: 'json', message: (err as Error).message };
+  }
+}
+
 /**
  * Parses a body that must hold exactly one JSON object (world-spec §5.10: "exactly one JSON
  * object; unknown fields and trailing values refused" — trailing values fail JSON.parse).
- * @throws BadRequestError `body is not valid JSON: …` or `body must be a JSON object`
+ * @throws BadRequestError `body is not valid UTF-8`, `body is not valid JSON: …` or
+ *   `body must be a JSON object`
  */
 export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (err) {
-    throw new BadRequestError(`body is not valid JSON: ${(err as Error).message}`);
+  const decoded = decodeJsonBody(bytes);
+  if (!decoded.ok) {
+    throw new BadRequestError(
+      decoded.reason === 'utf8'
+        ? 'body is not valid UTF-8'
+        : `body is not valid JSON: ${decoded.message}`,
+    );
   }
+  const value = decoded.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new BadRequestError('body must be a JSON object');
   }

@@ -11,10 +11,10 @@ import {
 import { MCP_BODY_MAX_BYTES, type Session } from '@world/contracts';
 import type { Authenticator } from '../auth/authenticator.js';
 import { JSONRPC, asWorldError, mcpErrorOf, rowOf } from '../errors/error-map.js';
-import { readBody } from '../http/body.js';
+import { decodeJsonBody, readBody } from '../http/body.js';
 import { DAEMON_VERSION, MCP_SERVER_NAME } from '../identity.js';
 import { McpExchange, McpFailure, type ExchangeDeps } from './mcp-exchange.js';
-import { batchProblem, headerProblem } from './protocol.js';
+import { batchProblem, headerProblem, toolCallArguments } from './protocol.js';
 
 /** Where the exchange rides inside the SDK's pass-through auth info. */
 const EXCHANGE_KEY = 'world.exchange';
@@ -31,7 +31,8 @@ type JsonRpcId = string | number | null;
  *    `WWW-Authenticate: Bearer` (RFC 6750 §3);
  * 2. POST only (GET/DELETE 405: nothing to resume, no session to end);
  * 3. the §6.2 header checks — 400 text/plain;
- * 4. the body, at most MCP_BODY_MAX_BYTES — 413 with a JSON-RPC envelope, never HTML;
+ * 4. the body, at most MCP_BODY_MAX_BYTES — 413 with a JSON-RPC envelope, never HTML — and
+ *    UTF-8 JSON (decodeJsonBody) — 400 with -32700;
  * 5. batches only under 2025-03-26 — 400;
  * 6. the SDK (`createMcpHandler`, one low-level Server per POST) through its web-standard
  *    `fetch` with the body already parsed, whose answer is replaced by one plain JSON envelope
@@ -94,20 +95,26 @@ export class McpEndpoint {
         rpcError(null, failure.code, failure.message),
       );
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(bytes.toString('utf8'));
-    } catch {
+    // Bytes that are not UTF-8 are refused, never decoded with U+FFFD (and then written).
+    const decoded = decodeJsonBody(bytes);
+    if (!decoded.ok) {
+      const what = decoded.reason === 'utf8' ? 'valid UTF-8' : 'valid JSON';
       return json(
         res,
         400,
-        rpcError(null, JSONRPC.parseError, 'Parse error: the request body is not valid JSON'),
+        rpcError(null, JSONRPC.parseError, `Parse error: the request body is not ${what}`),
       );
     }
+    const body = decoded.value;
     const batch = batchProblem(single(req.headers['mcp-protocol-version']), body);
     if (batch !== null) return plain(res, 400, batch);
 
-    const exchange = new McpExchange(session, requestIdOf(body), this.deps);
+    const exchange = new McpExchange(
+      session,
+      requestIdOf(body),
+      this.deps,
+      toolCallArguments(body),
+    );
     const authInfo: AuthInfo = {
       token: session.credentialId,
       clientId: session.episodeId,
@@ -224,7 +231,9 @@ function toolServer(exchange: McpExchange): Server {
   server.setRequestHandler('tools/list', async () => ({
     tools: (await exchange.listTools()) as ListToolsResult['tools'],
   }));
-  server.setRequestHandler('tools/call', async (request) => exchange.callTool(request.params));
+  server.setRequestHandler('tools/call', async (request, ctx) =>
+    exchange.callTool(request.params, ctx.mcpReq.id),
+  );
   // Any other method: the reference's text names it (world-spec §6.3 `method not found: "…"`).
   server.fallbackRequestHandler = async (request) => {
     throw new McpFailure(JSONRPC.methodNotFound, methodNotFoundText(request.method));

@@ -13,6 +13,7 @@ import { decodeBase64 } from '@world/canonical';
 import type { RpcClient } from '@world/runtime';
 import { asWorldError, mcpErrorOf } from '../errors/error-map.js';
 import type { LogSink } from '../log.js';
+import type { RequestId } from './protocol.js';
 
 /** The `_meta` key an MCP client may set to get exactly-once semantics (DESIGN.md §7.4). */
 export const TASK_ID_META_KEY = 'world/taskId';
@@ -62,11 +63,14 @@ export class McpExchange {
   /**
    * @param session the caller's live session
    * @param requestId the JSON-RPC id the host-failure envelope echoes (null for batches)
+   * @param rawArguments each `tools/call`'s arguments as the client sent them
+   *   (toolCallArguments), used instead of the SDK's re-validated copy
    */
   constructor(
     readonly session: Session,
     readonly requestId: string | number | null,
     private readonly deps: ExchangeDeps,
+    private readonly rawArguments: Map<RequestId, unknown[]> = new Map(),
   ) {}
 
   /**
@@ -81,16 +85,25 @@ export class McpExchange {
   /**
    * `tools/call`: `planner.invoke` admits the tool against the session's grants first — a tool
    * outside the surface is `unknown tool "<name>"` and nothing runs or is written — then runs it on the `mcp` surface, with the caller's `world/taskId` when given
-   * (world-spec §6.2, §6.3; DESIGN.md §7.4). Calls of one POST run one after another.
+   * (world-spec §6.2, §6.3; DESIGN.md §7.4). Calls of one POST run one after another. The
+   * arguments are the client's own object (rawArguments), every key kept, so the plan refuses
+   * an unknown `__proto__` like any other unknown key (world-spec §3.0).
    * @param params the request's `params` (`name`, `arguments`, `_meta`)
+   * @param id the request's JSON-RPC id
    * @throws McpFailure
    */
-  callTool(params: {
-    name: string;
-    arguments?: unknown;
-    _meta?: Record<string, unknown>;
-  }): Promise<McpCallResult> {
-    const run = this.chain.then(() => this.run(() => this.invoke(params), params.name));
+  callTool(
+    params: {
+      name: string;
+      arguments?: unknown;
+      _meta?: Record<string, unknown>;
+    },
+    id: RequestId,
+  ): Promise<McpCallResult> {
+    const raw = this.rawArguments.get(id);
+    const call =
+      raw === undefined || raw.length === 0 ? params : { ...params, arguments: raw.shift() };
+    const run = this.chain.then(() => this.run(() => this.invoke(call), params.name));
     this.chain = run.catch(() => undefined);
     return run;
   }

@@ -3,6 +3,7 @@ import {
   acceptedMediaTypes,
   batchProblem,
   headerProblem,
+  toolCallArguments,
 } from './protocol.js';
 
 const OK = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -122,5 +123,31 @@ describe('acceptedMediaTypes', () => {
       'application/json',
       'text/event-stream',
     ]);
+  });
+});
+
+describe('toolCallArguments (world-spec §3.0: every argument key reaches the plan)', () => {
+  it('keeps each tools/call arguments object as parsed, an own __proto__ key included', () => {
+    const body = JSON.parse(
+      '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"__proto__":{"x":1},"path":"p"}}},' +
+        '{"jsonrpc":"2.0","id":"s","method":"tools/list"},' +
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}},' +
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"c","arguments":{}}},' +
+        '{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{}}}]',
+    ) as unknown;
+    const byId = toolCallArguments(body);
+    expect([...byId.keys()]).toEqual([1, 2]);
+    expect(byId.get(1)!.map((a) => JSON.stringify(a))).toEqual([
+      '{"__proto__":{"x":1},"path":"p"}',
+      '{}',
+    ]);
+    expect(byId.get(2)).toEqual([undefined]);
+  });
+
+  it('reads a single request like a batch of one', () => {
+    const one = JSON.parse(
+      '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a","arguments":{"path":"p"}}}',
+    ) as unknown;
+    expect([...toolCallArguments(one).entries()]).toEqual([[9, [{ path: 'p' }]]]);
   });
 });

@@ -72,3 +72,33 @@ export function batchProblem(version: string | undefined, body: unknown): string
   const effective = version ?? DEFAULT_PROTOCOL_VERSION;
   return effective === FIRST_STREAMABLE_HTTP_VERSION ? null : HEADER_MESSAGES.batch(effective);
 }
+
+/** A JSON-RPC request id as the SDK hands it to a handler. */
+export type RequestId = string | number;
+
+/**
+ * The `arguments` of every `tools/call` request of a parsed POST body (one message or a batch),
+ * by request id in body order, exactly as JSON.parse made them. The SDK re-validates `params`
+ * into fresh objects by assignment, which drops an own `__proto__` key (it sets the prototype
+ * instead); the tool must see every key the client sent, so that world-spec §3.0 step 5 refuses
+ * `__proto__` as an unknown argument rather than the call running without it.
+ * @param body the parsed POST body
+ * @returns request id → the arguments of each `tools/call` with that id (`undefined` when the
+ *   request had none), in the order the SDK dispatches them
+ */
+export function toolCallArguments(body: unknown): Map<RequestId, unknown[]> {
+  const byId = new Map<RequestId, unknown[]>();
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) continue;
+    const args =
+      typeof params === 'object' && params !== null
+        ? (params as { arguments?: unknown }).arguments
+        : undefined;
+    const queue = byId.get(id);
+    if (queue === undefined) byId.set(id, [args]);
+    else queue.push(args);
+  }
+  return byId;
+}
