@@ -1,4 +1,4 @@
-import { MemoryLedger } from '../../test/support/provenance-fixture.js';
+import { MemoryLedger } from '../../../../packages/why/test/provenance-fixture.js';
 import { effectStatus, parseFromOption, tailLine } from './log-tail.js';
 import { CliError } from './util.js';
 

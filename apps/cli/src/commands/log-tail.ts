@@ -10,7 +10,6 @@ import {
   LOG_TAIL_BACKOFF_MIN_MS,
   LOG_TAIL_DEFAULT,
   PAGE_MAX,
-  SEMANTIC_IDS,
 } from '@world/contracts';
 import { gatewayUrl, readerToken } from './client/credentials.js';
 import { refHex, shortRef } from './client/format.js';
@@ -25,20 +24,9 @@ import {
 import { warner, type Output } from './operator.js';
 import { CliError } from './util.js';
 
-/** The record semantic ids of an invocation (world-spec §2.13, §2.14). */
-export const INVOCATION_RECORD_IDS: readonly string[] = [
-  SEMANTIC_IDS.invocationRecord,
-  'world/invocation-record/v1',
-];
+import { effectStatus, INVOCATION_RECORD_IDS } from '@world/why';
 
-/** An effect record's status word, by the three-arm law (world-spec §2.8, §4.2). */
-export function effectStatus(record: {
-  allowed?: unknown;
-  failed?: unknown;
-}): 'ok' | 'failed' | 'denied' {
-  if (record.allowed !== true) return 'denied';
-  return record.failed === true ? 'failed' : 'ok';
-}
+export { effectStatus };
 
 /**
  * The tail line of one entry (world-spec §7.3): the invocation record fills episode and skill,

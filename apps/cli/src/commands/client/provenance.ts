@@ -1,53 +1,15 @@
 /**
- * The provenance reads `why` and `log tail` make, over the gateway's `/v1` routes (world-spec
+ * The provenance reads `why` and `log tail` make (@world/why's Provenance), over the gateway's `/v1` routes (world-spec
  * §5.3–§5.11). Objects come with their payload bytes exactly as stored: nothing here trusts a
  * payload — callers re-hash it.
  */
-import { decodeBase64, type LogEntry, type Ref, type World } from '@world/canonical';
+import { decodeBase64, type LogEntry, type World } from '@world/canonical';
+import type { Provenance, Receipt, StoredObject } from '@world/why';
 import { PAGE_MAX } from '@world/contracts';
 import { GatewayClient, GatewayHttpError } from './http.js';
 
-/** An object as stored: its envelope and its payload bytes. */
-export interface StoredObject {
-  hash: string;
-  semanticId: string;
-  provenance: string;
-  payload: Buffer;
-  /**
-   * Set when World refused to serve the payload because it does not hash to the ref (REST
-   * `StoredObjectCorrupt`, DESIGN.md §3): the gateway's message; `payload` is then empty.
-   */
-  corrupt?: string;
-}
-
 /** The REST class of stored bytes that do not hash to their ref (DESIGN.md §3). */
 const STORED_OBJECT_CORRUPT = 'StoredObjectCorrupt';
-
-/** A receipt of a `rest:` commit (world-spec §5.11). */
-export interface Receipt {
-  invocationId: string;
-  state: 'not-started' | 'indeterminate' | 'resolved';
-  resultRef?: string;
-}
-
-/** The reads a provenance walk makes; `null` = 404 NotFound. */
-export interface Provenance {
-  /** the selected head's world, null before genesis */
-  head(): Promise<World | null>;
-  world(ref: string): Promise<World | null>;
-  entry(index: number): Promise<LogEntry | null>;
-  /** a dense page from `from`, at most PAGE_MAX entries */
-  entries(from: number, limit: number): Promise<LogEntry[]>;
-  /** an object with its payload; a corrupt one comes back marked (StoredObject.corrupt) */
-  object(ref: string): Promise<StoredObject | null>;
-  /** an object's envelope only (no payload) */
-  envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null>;
-  receipt(id: string): Promise<Receipt | null>;
-  /** true when the broker's own store holds this effect record (GET /v1/effects/{ref}) */
-  brokerRecord(ref: string): Promise<boolean>;
-  /** the planner's pin (GET /v1/health), null when unavailable */
-  pin(): Promise<{ ref: string; version: string } | null>;
-}
 
 /** The Provenance reads over HTTP. */
 export class HttpProvenance implements Provenance {
@@ -128,18 +90,4 @@ export class HttpProvenance implements Provenance {
   }
 }
 
-/** The index of a world's entry: the ledger keeps revision = entry index (DESIGN.md §7.2). */
-export function entryIndexOf(world: Pick<World, 'revision'>): number {
-  return world.revision;
-}
-
-/** A JSON payload, or undefined when the bytes are not JSON. */
-export function jsonOf(payload: Buffer): unknown {
-  try {
-    return JSON.parse(payload.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-export type { LogEntry, Ref, World };
+export { entryIndexOf, jsonOf, type LogEntry, type Provenance, type Receipt, type Ref, type StoredObject, type World } from '@world/why';

@@ -5,40 +5,22 @@
  */
 import { readFile } from 'node:fs/promises';
 import { gatewayUrl, readerToken } from '../client/credentials.js';
-import { shortRef } from '../client/format.js';
 import { GatewayClient } from '../client/http.js';
 import { HttpProvenance } from '../client/provenance.js';
 import { EXIT_INTEGRITY } from '../agent.js';
 import { warner, type Output } from '../operator.js';
 import { CliError } from '../util.js';
-import { locate, NotFoundTarget, parseScan, parseTarget, type Located } from './target.js';
-import { walk, type Link } from './walk.js';
-
-/** Width of the link-name column (`record  `, world-spec §7.3 example). */
-const NAME_WIDTH = 'output'.length + 2;
-
-const MARK = { true: '✓', false: '✗', null: '-' } as const;
-
-/** The heading line: `why: entry 2 (matched by output (sha256 of the result))`. */
-export function headingLine(located: Pick<Located, 'index' | 'matchedBy'>): string {
-  return `why: entry ${located.index}${located.matchedBy === null ? '' : ` (${located.matchedBy})`}`;
-}
-
-/** One link line: `  ✓ world   sha256:08ab69ae…  revision 2, …`. */
-export function linkLine(l: Link): string {
-  return `  ${MARK[String(l.ok) as 'true' | 'false' | 'null']} ${l.name.padEnd(NAME_WIDTH)}${shortRef(l.ref)}  ${l.detail}`;
-}
-
-/** The summary line: `all 7 link(s) verified` or `2 of 7 link(s) broken`, naming unchecked ones. */
-export function summaryLine(links: Link[]): string {
-  const broken = links.filter((l) => l.ok === false).length;
-  const checked = links.filter((l) => l.ok !== null).length;
-  const unchecked = links.length - checked;
-  const note = unchecked === 0 ? '' : ` (${unchecked} not checkable)`;
-  return broken === 0
-    ? `all ${checked} link(s) verified${note}`
-    : `${broken} of ${checked} link(s) broken${note}`;
-}
+import {
+  headingLine,
+  linkLine,
+  locate,
+  NotFoundTarget,
+  parseScan,
+  parseTarget,
+  summaryLine,
+  walk,
+  WhyError,
+} from '@world/why';
 
 /** Options of `why`. */
 export interface WhyOptions {
@@ -55,6 +37,22 @@ export interface WhyOptions {
  * @throws CliError exit 2 for a bad target or option, exit 1 when nothing is found
  */
 export async function why(
+  targetText: string | undefined,
+  options: WhyOptions,
+  env: NodeJS.ProcessEnv,
+  io: Output,
+  stdin: () => Promise<string>,
+): Promise<number> {
+  try {
+    return await runWhy(targetText, options, env, io, stdin);
+  } catch (err) {
+    // The walk's own errors carry the exit code world-spec §7.3 gives them.
+    if (err instanceof WhyError) throw new CliError(err.message, err.exitCode);
+    throw err;
+  }
+}
+
+async function runWhy(
   targetText: string | undefined,
   options: WhyOptions,
   env: NodeJS.ProcessEnv,

@@ -5,8 +5,8 @@
  */
 import { refOf } from '@world/canonical';
 import { CLI_SHORT_REF_HEX } from '@world/contracts';
-import { shortRef } from '../client/format.js';
-import type { StoredObject } from '../client/provenance.js';
+import { shortRef } from './format.js';
+import type { StoredObject } from './reads.js';
 
 /** The links of a walk, in the order they print (world-spec §7.3 example). */
 export type LinkName = 'world' | 'entry' | 'record' | 'input' | 'plan' | 'effect' | 'output';

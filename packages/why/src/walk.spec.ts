@@ -1,6 +1,6 @@
 import { canonicalJson, entryHash, refOf } from '@world/canonical';
-import { MemoryLedger, PIN, type Invocation } from '../../../test/support/provenance-fixture.js';
-import { shortRef } from '../client/format.js';
+import { MemoryLedger, PIN, type Invocation } from '../test/provenance-fixture.js';
+import { shortRef } from './format.js';
 import { objectProblems, shortInvocation, walk, type Link, type WalkStart } from './walk.js';
 
 /** Each link as `<name><mark>`: ✓ holds, ✗ broken, - not checkable. */

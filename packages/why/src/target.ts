@@ -18,16 +18,15 @@ import {
   WHY_SCAN_MS,
   PAGE_MAX,
 } from '@world/contracts';
-import { shortRef } from '../client/format.js';
+import { shortRef } from './format.js';
 import {
   entryIndexOf,
   jsonOf,
   type LogEntry,
   type Provenance,
   type StoredObject,
-} from '../client/provenance.js';
-import { INVOCATION_RECORD_IDS } from '../log-tail.js';
-import { CliError } from '../util.js';
+} from './reads.js';
+import { INVOCATION_RECORD_IDS } from './reads.js';
 import { resultBytes, type WalkStart } from './walk.js';
 
 /** A parsed target. */
@@ -44,7 +43,7 @@ export const EXIT_NOT_FOUND = 1;
 
 /**
  * Parses a `why` target.
- * @throws CliError (exit 2) for anything else, naming the accepted forms
+ * @throws WhyError (exit 2) for anything else, naming the accepted forms
  */
 export function parseTarget(text: string): Target {
   if (/^[0-9]+$/.test(text) && Number.isSafeInteger(Number(text)))
@@ -53,12 +52,12 @@ export function parseTarget(text: string): Target {
   if (text === '-') return { kind: 'result' };
   if (text.startsWith('sha256:')) {
     if (!isRef(text))
-      throw new CliError(`why: "${text}" is not a ref (sha256:<64 lowercase hex>)`, 2);
+      throw new WhyError(`why: "${text}" is not a ref (sha256:<64 lowercase hex>)`, 2);
     return { kind: 'ref', ref: text };
   }
   if (text.startsWith('a2a:') || text.startsWith('mcp:')) {
     if (!COORDINATOR_INVOCATION_ID.test(text))
-      throw new CliError(
+      throw new WhyError(
         `why: "${text}" is not an invocation id (<a2a|mcp>:<episode>:<task id>)`,
         2,
       );
@@ -66,10 +65,10 @@ export function parseTarget(text: string): Target {
   }
   if (text.startsWith('rest:')) {
     if (!REST_INVOCATION_ID.test(text))
-      throw new CliError(`why: "${text}" is not a REST invocation id (rest:<id>)`, 2);
+      throw new WhyError(`why: "${text}" is not a REST invocation id (rest:<id>)`, 2);
     return { kind: 'rest', id: text };
   }
-  throw new CliError(
+  throw new WhyError(
     `why: target "${text}" must be an entry index, head, sha256:<ref>, a2a:<id>, mcp:<id>, rest:<id> or - (a result on stdin)`,
     2,
   );
@@ -77,13 +76,13 @@ export function parseTarget(text: string): Target {
 
 /**
  * Parses `--scan N`: 1..5000, default 500 (world-spec §7.3).
- * @throws CliError (exit 2)
+ * @throws WhyError (exit 2)
  */
 export function parseScan(text: string | undefined): number {
   if (text === undefined) return WHY_SCAN_DEFAULT;
   const n = Number(text);
   if (!/^[0-9]+$/.test(text) || n < 1 || n > WHY_SCAN_MAX)
-    throw new CliError(`--scan "${text}" must be 1..${WHY_SCAN_MAX}`, 2);
+    throw new WhyError(`--scan "${text}" must be 1..${WHY_SCAN_MAX}`, 2);
   return n;
 }
 
@@ -92,8 +91,22 @@ export interface Located extends WalkStart {
   matchedBy: string | null;
 }
 
+/**
+ * A target the walk cannot start from, with the exit code `world why` gives it (world-spec §7.3):
+ * 2 for a target or option that is not well formed, 1 (NotFoundTarget) when nothing matches.
+ */
+export class WhyError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+    this.name = 'WhyError';
+  }
+}
+
 /** A target that names nothing committed (exit 1). */
-export class NotFoundTarget extends CliError {
+export class NotFoundTarget extends WhyError {
   constructor(message: string) {
     super(message, EXIT_NOT_FOUND);
     this.name = 'NotFoundTarget';
@@ -151,7 +164,7 @@ export interface LocateOptions {
 
 /**
  * Finds the entry a target names.
- * @throws NotFoundTarget (exit 1) when nothing committed matches; CliError (exit 2) for a result
+ * @throws NotFoundTarget (exit 1) when nothing committed matches; WhyError (exit 2) for a result
  *   on stdin that is not a JSON object
  */
 export async function locate(
@@ -240,10 +253,10 @@ async function locateResult(reads: Provenance, options: LocateOptions): Promise<
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new CliError(`why -: standard input is not JSON (${(err as Error).message})`, 2);
+    throw new WhyError(`why -: standard input is not JSON (${(err as Error).message})`, 2);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new CliError('why -: standard input must be a result object', 2);
+    throw new WhyError('why -: standard input must be a result object', 2);
   const bytes = resultBytes(value);
   const outputRef = refOf(bytes);
   try {

@@ -14,7 +14,7 @@ import {
   type WorldObject,
 } from '@world/canonical';
 import { SEMANTIC_IDS } from '@world/contracts';
-import type { Provenance, Receipt, StoredObject } from '../../src/commands/client/provenance.js';
+import type { Provenance, Receipt, StoredObject } from '../src/reads.js';
 
 export const INTERPRETER = makeJsonObject(SEMANTIC_IDS.interpreter, 'planner', {
   name: '@world/planner',

@@ -19,9 +19,9 @@ import {
   type World,
 } from '@world/canonical';
 import { SEMANTIC_IDS } from '@world/contracts';
-import { preview, shortRef } from '../client/format.js';
-import { jsonOf, type Provenance, type StoredObject } from '../client/provenance.js';
-import { INVOCATION_RECORD_IDS } from '../log-tail.js';
+import { preview, shortRef } from './format.js';
+import { jsonOf, type Provenance, type StoredObject } from './reads.js';
+import { INVOCATION_RECORD_IDS } from './reads.js';
 import { effectLink } from './effect-link.js';
 import {
   isRefText,

@@ -1,7 +1,7 @@
 import { canonicalJson, refOf } from '@world/canonical';
-import { MemoryLedger } from '../../../test/support/provenance-fixture.js';
-import { shortRef } from '../client/format.js';
-import { CliError } from '../util.js';
+import { MemoryLedger } from '../test/provenance-fixture.js';
+import { shortRef } from './format.js';
+import { WhyError } from './target.js';
 import { locate, NotFoundTarget, parseScan, parseTarget, type Target } from './target.js';
 
 describe('parseTarget (world-spec §7.3 why targets)', () => {
@@ -33,7 +33,7 @@ describe('parseTarget (world-spec §7.3 why targets)', () => {
   ];
   it.each(rows)('%s', (_row, text, expected) => {
     if (typeof expected === 'string')
-      expect(() => parseTarget(text)).toThrow(new CliError(expected, 2));
+      expect(() => parseTarget(text)).toThrow(new WhyError(expected, 2));
     else expect(parseTarget(text)).toEqual(expected);
   });
   it('makes a malformed target a usage error (exit 2)', () => {
@@ -48,7 +48,7 @@ describe('parseScan (world-spec §7.3: default 500, max 5000)', () => {
     ['5000', 5000],
   ])('%s → %s', (text, n) => expect(parseScan(text)).toBe(n));
   it.each(['0', '5001', '-3', 'many'])('refuses %s', (text) =>
-    expect(() => parseScan(text)).toThrow(new CliError(`--scan "${text}" must be 1..5000`, 2)),
+    expect(() => parseScan(text)).toThrow(new WhyError(`--scan "${text}" must be 1..5000`, 2)),
   );
 });
 
@@ -213,6 +213,6 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
     const { ledger } = build();
     await expect(
       locate(ledger, { kind: 'result' }, { scan: 500, stdin: async () => '[1]' }),
-    ).rejects.toThrow(new CliError('why -: standard input must be a result object', 2));
+    ).rejects.toThrow(new WhyError('why -: standard input must be a result object', 2));
   });
 });

@@ -1,6 +1,6 @@
 import { refOf } from '@world/canonical';
-import { headingLine, linkLine, summaryLine } from './why.js';
-import type { Link } from './walk.js';
+import { headingLine, linkLine, summaryLine } from './lines.js';
+import type { Link } from './link.js';
 
 const ref = refOf('x');
 const short = `${ref.slice(0, 15)}…`;

@@ -4,9 +4,9 @@
  * asked and what the output reports, and its request and result are what it names.
  */
 import { EffectRecordSchema, SEMANTIC_IDS, type EffectRecord } from '@world/contracts';
-import { preview, shortRef } from '../client/format.js';
-import { jsonOf, type Provenance } from '../client/provenance.js';
-import { effectStatus } from '../log-tail.js';
+import { preview, shortRef } from './format.js';
+import { jsonOf, type Provenance } from './reads.js';
+import { effectStatus } from './reads.js';
 import { isRefText, link, objectProblems, type Link, type OutputBody } from './link.js';
 
 /**

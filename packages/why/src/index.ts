@@ -1,0 +1,10 @@
+/**
+ * @world/why: the provenance walk of `world why` (world-spec §7.3, §9; issue 4), shared by the
+ * CLI (over `/v1`) and the gateway's workbench (in-process, in the caller's read scope).
+ */
+export * from './format.js';
+export * from './lines.js';
+export * from './link.js';
+export * from './reads.js';
+export * from './target.js';
+export { resultBytes, walk, type WalkStart } from './walk.js';

@@ -1,0 +1,78 @@
+/**
+ * The reads a provenance walk makes (world-spec §5.3–§5.11), as an interface: the CLI reads over
+ * the gateway's `/v1` routes, the gateway's workbench in-process over its RPC client, in the
+ * caller's read scope. Objects come with their payload bytes exactly as stored: nothing here
+ * trusts a payload — callers re-hash it.
+ */
+import type { LogEntry, Ref, World } from '@world/canonical';
+import { SEMANTIC_IDS } from '@world/contracts';
+
+/** An object as stored: its envelope and its payload bytes. */
+export interface StoredObject {
+  hash: string;
+  semanticId: string;
+  provenance: string;
+  payload: Buffer;
+  /**
+   * Set when World refused to serve the payload because it does not hash to the ref (REST
+   * `StoredObjectCorrupt`, DESIGN.md §3): World's message; `payload` is then empty.
+   */
+  corrupt?: string;
+}
+
+/** A receipt of a `rest:` commit (world-spec §5.11). */
+export interface Receipt {
+  invocationId: string;
+  state: 'not-started' | 'indeterminate' | 'resolved';
+  resultRef?: string;
+}
+
+/** The reads a provenance walk makes; `null` = not found (or not visible to the caller). */
+export interface Provenance {
+  /** the selected head's world, null before genesis */
+  head(): Promise<World | null>;
+  world(ref: string): Promise<World | null>;
+  entry(index: number): Promise<LogEntry | null>;
+  /** a dense page from `from`, at most PAGE_MAX entries */
+  entries(from: number, limit: number): Promise<LogEntry[]>;
+  /** an object with its payload; a corrupt one comes back marked (StoredObject.corrupt) */
+  object(ref: string): Promise<StoredObject | null>;
+  /** an object's envelope only (no payload) */
+  envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null>;
+  receipt(id: string): Promise<Receipt | null>;
+  /** true when the broker's own store holds this effect record (GET /v1/effects/{ref}) */
+  brokerRecord(ref: string): Promise<boolean>;
+  /** the planner's pin (GET /v1/health), null when unavailable */
+  pin(): Promise<{ ref: string; version: string } | null>;
+}
+
+/** The index of a world's entry: the ledger keeps revision = entry index (DESIGN.md §7.2). */
+export function entryIndexOf(world: Pick<World, 'revision'>): number {
+  return world.revision;
+}
+
+/** A JSON payload, or undefined when the bytes are not JSON. */
+export function jsonOf(payload: Buffer): unknown {
+  try {
+    return JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The record semantic ids of an invocation (world-spec §2.13, §2.14). */
+export const INVOCATION_RECORD_IDS: readonly string[] = [
+  SEMANTIC_IDS.invocationRecord,
+  'world/invocation-record/v1',
+];
+
+/** An effect record's status word, by the three-arm law (world-spec §2.8, §4.2). */
+export function effectStatus(record: {
+  allowed?: unknown;
+  failed?: unknown;
+}): 'ok' | 'failed' | 'denied' {
+  if (record.allowed !== true) return 'denied';
+  return record.failed === true ? 'failed' : 'ok';
+}
+
+export type { LogEntry, Ref, World };
