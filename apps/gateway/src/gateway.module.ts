@@ -9,6 +9,9 @@ import { OPS, type OpsContext } from './ops/ops.tokens.js';
 import { OperatorController } from './operator/operator.controller.js';
 import { LogStreamController } from './provenance/log-stream.controller.js';
 import { ProvenanceController } from './provenance/provenance.controller.js';
+import { WorkbenchLogins } from './workbench/access.js';
+import { AguiController } from './workbench/agui.controller.js';
+import { WorkbenchController } from './workbench/workbench.controller.js';
 
 /** The gateway's HTTP routes; wiring only. */
 @Module({})
@@ -30,12 +33,16 @@ export class GatewayModule {
         ProvenanceController,
         OperatorController,
         OpsController,
+        WorkbenchController,
+        AguiController,
       ],
       providers: [
         { provide: GATEWAY, useValue: context },
         { provide: OPS, useValue: ops },
         ReadAccessGuard,
         OperatorGuard,
+        { provide: WorkbenchLogins, useValue: new WorkbenchLogins() },
+        WorkbenchController,
       ],
     };
   }

@@ -20,6 +20,8 @@ export interface GatewayContext {
   dbPath: string;
   /** how long one /v1/log/stream run lasts (default LOG_STREAM_RUN_MS; tests shorten it) */
   logStreamRunMs?: number;
+  /** POST /agui's run length and heartbeat (defaults AGUI_RUN_MS, AGUI_HEARTBEAT_MS; tests shorten them) */
+  agui?: { runMs?: number; heartbeatMs?: number };
 }
 
 /** Injection token of the GatewayContext. */

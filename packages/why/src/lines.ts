@@ -31,4 +31,3 @@ export function summaryLine(links: Link[]): string {
     ? `all ${checked} link(s) verified${note}`
     : `${broken} of ${checked} link(s) broken${note}`;
 }
-

@@ -90,4 +90,13 @@ export class HttpProvenance implements Provenance {
   }
 }
 
-export { entryIndexOf, jsonOf, type LogEntry, type Provenance, type Receipt, type Ref, type StoredObject, type World } from '@world/why';
+export {
+  entryIndexOf,
+  jsonOf,
+  type LogEntry,
+  type Provenance,
+  type Receipt,
+  type Ref,
+  type StoredObject,
+  type World,
+} from '@world/why';

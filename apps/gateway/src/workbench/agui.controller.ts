@@ -1,0 +1,98 @@
+import { Controller, Inject, Post, Req, Res, type OnModuleDestroy } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { SessionAbsentError } from '@world/contracts';
+import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
+import { parseJsonObject, readBody } from '../http/body.js';
+import { CommittedEvents } from '../provenance/log-stream.js';
+import { readHead } from '../provenance/read-worlds.js';
+import {
+  AGUI_BODY_MAX_BYTES,
+  AGUI_MAX_STREAMS,
+  AGUI_RETRY_AFTER_S,
+  parseAguiInput,
+  runAgui,
+} from './agui.js';
+import { WorkbenchController } from './workbench.controller.js';
+
+/**
+ * `POST /agui` (agui.ts): the caller is the workbench's login cookie or an
+ * `Authorization: Bearer` credential, same reads as GET /v1/log. Open streams end when the
+ * gateway stops.
+ */
+@Controller()
+export class AguiController implements OnModuleDestroy {
+  private readonly events: CommittedEvents;
+  private readonly open = new Set<AbortController>();
+
+  constructor(
+    @Inject(GATEWAY) private readonly gateway: GatewayContext,
+    @Inject(WorkbenchController) private readonly workbench: WorkbenchController,
+  ) {
+    this.events = new CommittedEvents(gateway.rpc);
+  }
+
+  @Post('agui')
+  async agui(@Req() req: Request, @Res() res: Response): Promise<void> {
+    if (this.open.size >= AGUI_MAX_STREAMS) {
+      res.setHeader('Retry-After', String(AGUI_RETRY_AFTER_S));
+      res
+        .status(503)
+        .json({
+          error: {
+            class: 'Unavailable',
+            message: `${AGUI_MAX_STREAMS} AG-UI streams are open; retry later`,
+          },
+        });
+      return;
+    }
+    const viewer = await this.workbench.viewer(req);
+    if (viewer === null) throw new SessionAbsentError();
+    const body = parseJsonObject(await readBody(req, AGUI_BODY_MAX_BYTES));
+    const head = await readHead(this.gateway.rpc).then(
+      async (ref) =>
+        (await this.gateway.rpc.request('ledger.world.get', { ref }, { timeoutMs: 5000 })).revision,
+      () => -1,
+    );
+    const start = parseAguiInput(body, head);
+    const stop = new AbortController();
+    this.open.add(stop);
+    const leave = () => stop.abort();
+    req.socket.on('close', leave);
+    res.on('close', leave);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    const options = this.gateway.agui ?? {};
+    try {
+      await runAgui({
+        rpc: this.gateway.rpc,
+        events: this.events,
+        scope: viewer.scope,
+        start,
+        signal: stop.signal,
+        runMs: options.runMs,
+        heartbeatMs: options.heartbeatMs,
+        sink: {
+          write: (text) => res.write(text),
+          drained: () =>
+            new Promise<void>((resolve) => {
+              if (stop.signal.aborted) return resolve();
+              res.once('drain', resolve);
+              stop.signal.addEventListener('abort', () => resolve(), { once: true });
+            }),
+        },
+      });
+    } finally {
+      this.open.delete(stop);
+      req.socket.off('close', leave);
+      res.end();
+    }
+  }
+
+  onModuleDestroy(): void {
+    for (const stop of this.open) stop.abort();
+    this.events.close();
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The Entry page (issue 15): the entry's header with the walk's recomputed hashes (✓/✗: entry
+ * hash and prev link, world ref, every object re-hashed — @world/why), the invocation's input,
+ * plan, output and each effect record (decision, denial, budget before/after, request, result),
+ * for writes and edits the change as a diff of what the request recorded, and every object's raw
+ * JSON one click away. The inclusion proof and signed checkpoint come with the verifiable log
+ * (issue 12): `proofSection` is where they go.
+ */
+import { EffectRecordSchema, type EffectRecord } from '@world/contracts';
+import {
+  INVOCATION_RECORD_IDS,
+  jsonOf,
+  shortRef,
+  walk,
+  type LogEntry,
+  type Provenance,
+  type StoredObject,
+} from '@world/why';
+import { html, type Html } from './html.js';
+import { linksTable } from './why-page.js';
+import { diffLines } from './diff.js';
+
+/** An object as the page shows it: pretty JSON (or the byte count when it is not JSON). */
+function rawJson(object: StoredObject | null): string {
+  if (object === null) return '(not found, or not visible to this credential)';
+  if (object.corrupt !== undefined)
+    return `(World refuses to serve these bytes: ${object.corrupt})`;
+  const body = jsonOf(object.payload);
+  return body === undefined
+    ? `(${object.payload.length} bytes, not JSON)`
+    : JSON.stringify(body, null, 2);
+}
+
+function objectSection(title: string, ref: string, object: StoredObject | null): Html {
+  return html`<section class="object">
+    <h2>${title}</h2>
+    <p>
+      <a href="/workbench/objects/${ref}"><code>${ref}</code></a
+      >${object === null ? '' : html` <span class="muted">${object.semanticId}</span>`}
+    </p>
+    <details>
+      <summary>raw JSON</summary>
+      <pre>${rawJson(object)}</pre>
+    </details>
+  </section>`;
+}
+
+/** The change a write or edit asked for, from its recorded request (world-spec §3). */
+function changeOf(request: unknown): Html {
+  const args = (request as { args?: Record<string, unknown> } | undefined)?.args ?? request;
+  const a = (args ?? {}) as Record<string, unknown>;
+  if (typeof a.old_text === 'string' && typeof a.new_text === 'string')
+    return diffLines(a.old_text, a.new_text, String(a.path ?? ''));
+  if (typeof a.content === 'string' && typeof a.path === 'string')
+    return diffLines('', a.content, a.path);
+  return html``;
+}
+
+async function effectSection(reads: Provenance, ref: string, i: number): Promise<Html> {
+  const object = await reads.object(ref);
+  const parsed = object === null ? undefined : EffectRecordSchema.safeParse(jsonOf(object.payload));
+  if (!parsed?.success) return objectSection(`effect record ${i + 1}`, ref, object);
+  const r: EffectRecord = parsed.data;
+  const request = r.requestRef.startsWith('sha256:') ? await reads.object(r.requestRef) : null;
+  const result = r.resultRef.startsWith('sha256:') ? await reads.object(r.resultRef) : null;
+  const decision = r.allowed ? (r.failed ? 'failed' : 'allowed') : `denied: ${r.denial}`;
+  return html`<section class="object effect">
+    <h2>effect record ${i + 1}</h2>
+    <p>
+      <a href="/workbench/objects/${ref}"><code>${ref}</code></a>
+    </p>
+    <dl>
+      <dt>decision</dt>
+      <dd class="decision">${decision}</dd>
+      <dt>effect</dt>
+      <dd>${r.effect}@${r.scope} cost ${r.cost}</dd>
+      <dt>budget</dt>
+      <dd class="budget">${r.budgetBefore} → ${r.budgetAfter}</dd>
+    </dl>
+    ${request === null ? '' : changeOf(jsonOf(request.payload))}
+    ${r.requestRef === '' ? '' : objectSection('request', r.requestRef, request)}
+    ${r.resultRef === '' ? '' : objectSection('result', r.resultRef, result)}
+  </section>`;
+}
+
+/** Where the inclusion proof and signed checkpoint go once issue 12's log serves them. */
+export function proofSection(): Html {
+  return html`<section class="proof">
+    <h2>inclusion proof</h2>
+    <p class="muted">
+      not served yet: the verifiable log (issue 12) adds the signed checkpoint and the inclusion
+      proof of each entry
+    </p>
+  </section>`;
+}
+
+/** The page's body, or null when there is no such entry. */
+export async function entryBody(reads: Provenance, index: number): Promise<Html | null> {
+  const entry: LogEntry | null = await reads.entry(index);
+  if (entry === null) return null;
+  const links = (await walk(reads, { index })) ?? [];
+  const h = entry.header;
+  const record = await reads.object(entry.transitionRef);
+  const sections: Html[] = [objectSection('record', entry.transitionRef, record)];
+  const body =
+    record !== null && INVOCATION_RECORD_IDS.includes(record.semanticId)
+      ? (jsonOf(record.payload) as
+          { input?: string; plan?: string; output?: string; effects?: string[] } | undefined)
+      : undefined;
+  for (const name of ['input', 'plan', 'output'] as const) {
+    const ref = body?.[name];
+    if (typeof ref === 'string') sections.push(objectSection(name, ref, await reads.object(ref)));
+  }
+  for (const [i, ref] of (body?.effects ?? []).entries())
+    sections.push(await effectSection(reads, ref, i));
+  return html`<dl class="header">
+      <dt>entryIndex</dt>
+      <dd>${h.entryIndex}</dd>
+      <dt>entryHash</dt>
+      <dd><code>${entry.entryHash}</code></dd>
+      <dt>prevEntryHash</dt>
+      <dd>
+        ${
+          index > 0
+            ? html`<a href="/workbench/entry/${index - 1}"><code>${h.prevEntryHash}</code></a>`
+            : html`<code>${h.prevEntryHash}</code>`
+        }
+      </dd>
+      <dt>writtenBy</dt>
+      <dd>${h.writtenBy}</dd>
+      <dt>semanticsEpoch</dt>
+      <dd>${h.semanticsEpoch}</dd>
+      <dt>transitionFn</dt>
+      <dd>
+        <a href="/workbench/objects/${h.transitionFn}"><code>${shortRef(h.transitionFn)}</code></a>
+      </dd>
+      <dt>interpreter</dt>
+      <dd>
+        <a href="/workbench/objects/${h.interpreter}"><code>${shortRef(h.interpreter)}</code></a>
+      </dd>
+    </dl>
+    <h2>links</h2>
+    ${linksTable(links)}
+    <p><a href="/workbench/why?target=${index}">walk in Why</a></p>
+    <details>
+      <summary>raw entry JSON</summary>
+      <pre>${JSON.stringify(entry, null, 2)}</pre>
+    </details>
+    ${sections} ${proofSection()}`;
+}
+
+/** The Object page: one object's envelope and raw JSON. */
+export async function objectBody(reads: Provenance, ref: string): Promise<Html | null> {
+  const object = await reads.object(ref);
+  if (object === null) return null;
+  return html`<dl>
+      <dt>ref</dt>
+      <dd><code>${ref}</code></dd>
+      <dt>semanticId</dt>
+      <dd>${object.semanticId}</dd>
+      <dt>provenance</dt>
+      <dd>${object.provenance}</dd>
+    </dl>
+    <pre>${rawJson(object)}</pre>`;
+}

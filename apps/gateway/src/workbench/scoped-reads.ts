@@ -1,0 +1,92 @@
+/**
+ * @world/why's Provenance over the gateway's own RPC client, in the caller's read scope
+ * (DESIGN.md §3; contracts `confinementOf`): the workbench walks exactly what `world why` walks,
+ * and a session sees only what its own episode may read (anything else reads as not found).
+ */
+import { decodeBase64, type LogEntry, type World } from '@world/canonical';
+import {
+  NotFoundError,
+  PAGE_MAX,
+  StoredObjectCorruptError,
+  type ReadScope,
+} from '@world/contracts';
+import type { RpcClient } from '@world/runtime';
+import type { Provenance, Receipt, StoredObject } from '@world/why';
+import { readLogEntry, readLogRange } from '../provenance/read-log.js';
+import { readBrokerRecord, readObject } from '../provenance/read-objects.js';
+import { readReceipt } from '../provenance/read-receipt.js';
+import { readHead, readWorld } from '../provenance/read-worlds.js';
+
+/** null for a NotFoundError, the value otherwise; other errors pass. */
+async function found<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
+}
+
+/** The reads of a walk, as the REST routes serve them to this scope. */
+export class ScopedProvenance implements Provenance {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly scope: ReadScope,
+    private readonly pinOf: () => Promise<{ ref: string; version: string } | null>,
+  ) {}
+
+  async head(): Promise<World | null> {
+    const ref = await found(readHead(this.rpc));
+    return ref === null ? null : this.world(ref);
+  }
+
+  world(ref: string): Promise<World | null> {
+    return found(readWorld(this.rpc, ref)) as Promise<World | null>;
+  }
+
+  entry(index: number): Promise<LogEntry | null> {
+    return found(readLogEntry(this.rpc, String(index))) as Promise<LogEntry | null>;
+  }
+
+  async entries(from: number, limit: number): Promise<LogEntry[]> {
+    const page = await readLogRange(this.rpc, String(from), String(Math.min(limit, PAGE_MAX)));
+    return page.items as LogEntry[];
+  }
+
+  async object(ref: string): Promise<StoredObject | null> {
+    try {
+      const view = await found(readObject(this.rpc, this.scope, ref, true));
+      if (view === null) return null;
+      return {
+        hash: view.hash,
+        semanticId: view.semanticId,
+        provenance: view.provenance,
+        payload: decodeBase64(view.payload ?? '', 'payload'),
+      };
+    } catch (err) {
+      if (!(err instanceof StoredObjectCorruptError)) throw err;
+      const envelope = await this.envelope(ref);
+      if (envelope === null) return null;
+      return { ...envelope, payload: Buffer.alloc(0), corrupt: err.message };
+    }
+  }
+
+  async envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null> {
+    const view = await found(readObject(this.rpc, this.scope, ref, false));
+    return view === null
+      ? null
+      : { hash: view.hash, semanticId: view.semanticId, provenance: view.provenance };
+  }
+
+  receipt(id: string): Promise<Receipt | null> {
+    return found(readReceipt(this.rpc, this.scope, id)) as Promise<Receipt | null>;
+  }
+
+  async brokerRecord(ref: string): Promise<boolean> {
+    return (await found(readBrokerRecord(this.rpc, this.scope, ref))) !== null;
+  }
+
+  pin(): Promise<{ ref: string; version: string } | null> {
+    return this.pinOf();
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The Why page (issue 15): the walk of `world why` (@world/why, world-spec §7.3, §9), link by
+ * link with ✓/✗, from a pasted index, ref, invocation id, receipt id or result object (its
+ * `world` block). A target that cannot be followed is shown as a named stop — the walk's own
+ * message — never guessed past.
+ */
+import {
+  locate,
+  parseTarget,
+  summaryLine,
+  walk,
+  WhyError,
+  shortRef,
+  type Link,
+  type Provenance,
+  type Target,
+} from '@world/why';
+import { WHY_SCAN_DEFAULT } from '@world/contracts';
+import { html, mark, type Html } from './html.js';
+
+/** The result of one walk, ready to render. */
+export type WhyOutcome =
+  | { kind: 'none' }
+  | { kind: 'stop'; target: string; reason: string }
+  | { kind: 'walked'; target: string; index: number; matchedBy: string | null; links: Link[] };
+
+/** The target text as pasted: a JSON object is a result (`world why -`), anything else a target. */
+function targetOf(text: string): Target {
+  return text.startsWith('{') ? { kind: 'result' } : parseTarget(text);
+}
+
+/**
+ * Walks what `text` names, in the caller's reads.
+ * @throws the reads' errors other than the walk's own stops
+ */
+export async function runWhy(reads: Provenance, text: string): Promise<WhyOutcome> {
+  const target = text.trim();
+  if (target === '') return { kind: 'none' };
+  try {
+    const located = await locate(reads, targetOf(target), {
+      scan: WHY_SCAN_DEFAULT,
+      stdin: async () => target,
+    });
+    const links = await walk(reads, located);
+    if (links === null)
+      return { kind: 'stop', target, reason: `log entry ${located.index} not found` };
+    return { kind: 'walked', target, index: located.index, matchedBy: located.matchedBy, links };
+  } catch (err) {
+    if (err instanceof WhyError) return { kind: 'stop', target, reason: err.message };
+    throw err;
+  }
+}
+
+/** The links as a table: one row per link, its ref a link to the object's raw JSON. */
+export function linksTable(links: Link[]): Html {
+  return html`<table class="links">
+      <thead>
+        <tr>
+          <th></th>
+          <th>link</th>
+          <th>ref</th>
+          <th>detail</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${links.map(
+          (l) =>
+            html`<tr class="link ${l.ok === false ? 'broken' : ''}" data-link="${l.name}">
+              <td>${mark(l.ok)}</td>
+              <td>${l.name}</td>
+              <td>
+                ${
+                  l.ref.startsWith('sha256:') && l.name !== 'world' && l.name !== 'entry'
+                    ? html`<a href="/workbench/objects/${l.ref}"
+                        ><code>${shortRef(l.ref)}</code></a
+                      >`
+                    : html`<code>${shortRef(l.ref)}</code>`
+                }
+              </td>
+              <td>${l.detail}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="summary">${summaryLine(links)}</p>`;
+}
+
+/** The page's body. */
+export function whyBody(outcome: WhyOutcome): Html {
+  const value = outcome.kind === 'none' ? '' : outcome.target;
+  const form = html`<form method="get" action="/workbench/why">
+    <label for="target"
+      >An entry index, <code>head</code>, a <code>sha256:</code> ref, an <code>a2a:</code>/<code
+        >mcp:</code
+      >
+      invocation id, a <code>rest:</code> receipt id, or a result object</label
+    >
+    <textarea id="target" name="target" rows="3">${value}</textarea>
+    <button type="submit">Walk</button>
+  </form>`;
+  if (outcome.kind === 'none') return form;
+  if (outcome.kind === 'stop')
+    return html`${form}
+      <p class="stop" role="alert"><span class="bad">✗</span> stop: ${outcome.reason}</p>`;
+  return html`${form}
+    <p class="heading">
+      why: <a href="/workbench/entry/${outcome.index}">entry ${outcome.index}</a>${
+        outcome.matchedBy === null ? '' : ` (${outcome.matchedBy})`
+      }
+    </p>
+    ${linksTable(outcome.links)}`;
+}

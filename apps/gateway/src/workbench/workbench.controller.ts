@@ -1,0 +1,230 @@
+import { Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { READ_ALL, type ReadScope } from '@world/contracts';
+import { asWorldError, restErrorOf } from '../errors/error-map.js';
+import { readScopeOf } from '../auth/authenticator.js';
+import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
+import { readHealth } from '../health/read-health.js';
+import { WORKBENCH_CSS, WORKBENCH_JS } from './assets.js';
+import { loginCookie, loginOf, WorkbenchLogins } from './access.js';
+import { entryBody, objectBody } from './entry-page.js';
+import { episodeBody, episodesBody, listSessions } from './episodes-page.js';
+import { html, layout, type Html } from './html.js';
+import { describe } from './rows.js';
+import { ScopedProvenance } from './scoped-reads.js';
+import { secure } from './security.js';
+import { parseTimelineQuery, readTimeline, rowHtml, timelineBody } from './timeline-page.js';
+import { runWhy, whyBody } from './why-page.js';
+
+/** The caller of a page: its read scope and how the header names it. */
+export interface Viewer {
+  scope: ReadScope;
+  /** the Authorization header the workbench resolved (from the login cookie or the request) */
+  authorization: string | undefined;
+  label: string;
+}
+
+/** The page shown without a credential: how to get one, nothing else. */
+const LOGIN_HELP = html`<p>
+  This workbench needs a credential. Run <code>world workbench</code> (operator) or
+  <code>world workbench --session &lt;token file&gt;</code> on the machine World runs on: it prints
+  a one-time login URL (add <code>--open</code> to open it).
+</p>`;
+
+/**
+ * The workbench (issue 15): read-only HTML pages over World's log, served by the gateway. Every
+ * route reads; the only state it keeps is its own logins (access.ts).
+ */
+@Controller()
+export class WorkbenchController {
+  constructor(
+    @Inject(GATEWAY) private readonly gateway: GatewayContext,
+    @Inject(WorkbenchLogins) private readonly logins: WorkbenchLogins,
+  ) {}
+
+  /** The viewer of a request, or null without a usable credential. */
+  async viewer(req: Request): Promise<Viewer | null> {
+    const token = this.logins.token(loginOf(req.headers.cookie));
+    const authorization = token === null ? req.headers.authorization : `Bearer ${token}`;
+    if (this.gateway.publicReads && authorization === undefined)
+      return { scope: READ_ALL, authorization, label: 'public reads' };
+    if (authorization === undefined) return null;
+    try {
+      const principal = await this.gateway.auth.reader(authorization);
+      const scope = readScopeOf(principal);
+      const label =
+        principal.kind === 'operator'
+          ? 'operator'
+          : `session of episode ${principal.session.episodeId}`;
+      return { scope, authorization, label };
+    } catch {
+      return null;
+    }
+  }
+
+  private reads(scope: ReadScope): ScopedProvenance {
+    return new ScopedProvenance(this.gateway.rpc, scope, async () => {
+      try {
+        const h = await readHealth(this.gateway.rpc, this.gateway.dbPath);
+        return { ref: h.interpreter_ref, version: h.interpreter_version };
+      } catch {
+        return null;
+      }
+    });
+  }
+
+  /** Renders a page for a viewer; a credential missing is 401, bad input 400, absent 404. */
+  private async page(
+    req: Request,
+    res: Response,
+    title: string,
+    body: (viewer: Viewer) => Promise<Html | null>,
+  ): Promise<void> {
+    secure(res);
+    res.type('html');
+    const viewer = await this.viewer(req);
+    if (viewer === null) {
+      res.status(401).send(layout('Sign in', LOGIN_HELP, 'no credential').text);
+      return;
+    }
+    try {
+      const content = await body(viewer);
+      if (content === null) {
+        res
+          .status(404)
+          .send(
+            layout(
+              'Not found',
+              html`<p>Nothing here is visible to this credential.</p>`,
+              viewer.label,
+            ).text,
+          );
+        return;
+      }
+      res.status(200).send(layout(title, content, viewer.label).text);
+    } catch (err) {
+      const { status, body } = restErrorOf(asWorldError(err));
+      const message = body.error.message;
+      res
+        .status(status)
+        .send(
+          layout('Error', html`<p class="stop" role="alert">${message}</p>`, viewer.label).text,
+        );
+    }
+  }
+
+  @Get('workbench')
+  timeline(@Req() req: Request, @Res() res: Response, @Query() query: Record<string, unknown>) {
+    return this.page(req, res, 'Timeline', async (v) => {
+      const q = parseTimelineQuery(query);
+      const page = await readTimeline(this.reads(v.scope), q);
+      return timelineBody(page, q, new Date().toISOString().slice(11, 19));
+    });
+  }
+
+  /** The rows of entries from `from` on (at most 100, oldest first): what the live script inserts. */
+  @Get('workbench/rows')
+  async rows(@Req() req: Request, @Res() res: Response, @Query('from') from: unknown) {
+    secure(res);
+    const viewer = await this.viewer(req);
+    if (viewer === null) return void res.status(401).type('text').send('no credential');
+    if (typeof from !== 'string' || !/^[0-9]{1,15}$/.test(from))
+      return void res.status(400).type('text').send('from must be a non-negative integer');
+    const reads = this.reads(viewer.scope);
+    const entries = await reads.entries(Number(from), 100);
+    const rows = await Promise.all(entries.map((e) => describe(reads, e)));
+    res
+      .status(200)
+      .type('html')
+      .send(rows.map((r) => rowHtml(r).text).join(''));
+  }
+
+  @Get('workbench/entry/:index')
+  entry(@Req() req: Request, @Res() res: Response, @Param('index') index: string) {
+    return this.page(req, res, `Entry #${index}`, async (v) =>
+      /^[0-9]{1,15}$/.test(index) ? entryBody(this.reads(v.scope), Number(index)) : null,
+    );
+  }
+
+  @Get('workbench/objects/:ref')
+  object(@Req() req: Request, @Res() res: Response, @Param('ref') ref: string) {
+    return this.page(req, res, 'Object', async (v) =>
+      /^sha256:[0-9a-f]{64}$/.test(ref) ? objectBody(this.reads(v.scope), ref) : null,
+    );
+  }
+
+  @Get('workbench/why')
+  why(@Req() req: Request, @Res() res: Response, @Query('target') target: unknown) {
+    return this.page(req, res, 'Why', async (v) =>
+      whyBody(await runWhy(this.reads(v.scope), typeof target === 'string' ? target : '')),
+    );
+  }
+
+  @Get('workbench/episodes')
+  episodes(@Req() req: Request, @Res() res: Response) {
+    return this.page(req, res, 'Episodes', async (v) =>
+      episodesBody(await listSessions(this.gateway.rpc, v.scope)),
+    );
+  }
+
+  @Get('workbench/episodes/:id')
+  episode(@Req() req: Request, @Res() res: Response, @Param('id') id: string) {
+    return this.page(req, res, `Episode ${id}`, (v) =>
+      episodeBody(this.gateway.rpc, v.scope, id, Date.now()),
+    );
+  }
+
+  /**
+   * A one-time login ticket for the caller's credential (operator or live session), as
+   * `{ticket, path}`: `world workbench` prints the URL of `path`.
+   */
+  @Post('workbench/tickets')
+  async ticket(@Req() req: Request, @Res() res: Response) {
+    secure(res);
+    const principal = await this.gateway.auth.reader(req.headers.authorization);
+    const token = req.headers.authorization!.slice('Bearer '.length).trim();
+    const ticket = this.logins.ticket(token);
+    res.status(200).json({
+      ticket,
+      path: `/workbench/login?ticket=${ticket}`,
+      as: principal.kind === 'operator' ? 'operator' : principal.session.episodeId,
+    });
+  }
+
+  /** Exchanges a ticket for the login cookie and drops the ticket from the address bar. */
+  @Get('workbench/login')
+  login(@Res() res: Response, @Query('ticket') ticket: unknown) {
+    secure(res);
+    const login = typeof ticket === 'string' ? this.logins.exchange(ticket) : null;
+    if (login === null) {
+      res
+        .status(401)
+        .type('html')
+        .send(
+          layout(
+            'Sign in',
+            html`<p class="stop">This login URL was already used or has expired.</p>
+              ${LOGIN_HELP}`,
+            'no credential',
+          ).text,
+        );
+      return;
+    }
+    res.setHeader('Set-Cookie', loginCookie(login));
+    res.redirect(303, '/workbench');
+  }
+
+  @Get('workbench/assets/workbench.css')
+  css(@Res() res: Response) {
+    secure(res);
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('text/css').send(WORKBENCH_CSS);
+  }
+
+  @Get('workbench/assets/workbench.js')
+  js(@Res() res: Response) {
+    secure(res);
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('text/javascript').send(WORKBENCH_JS);
+  }
+}
