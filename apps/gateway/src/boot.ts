@@ -49,6 +49,8 @@ export interface GatewayOptions {
   publicReads?: boolean;
   /** how long one /v1/log/stream run lasts before the client resumes (default LOG_STREAM_RUN_MS) */
   logStreamRunMs?: number;
+  /** POST /agui's run length and heartbeat (defaults AGUI_RUN_MS, AGUI_HEARTBEAT_MS) */
+  agui?: { runMs?: number; heartbeatMs?: number };
   /** the operator credential itself (64 hex), else… */
   operatorToken?: string;
   /** …a file holding it, else `$WORLD_HOME/operator.token` (created when absent) */
@@ -129,6 +131,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           log,
           publicReads: options.publicReads ?? false,
           logStreamRunMs: options.logStreamRunMs,
+          agui: options.agui,
           dbPath: options.dbPath ?? '',
         },
         { checks, isDraining: () => gate.isDraining },

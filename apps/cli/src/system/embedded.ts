@@ -41,6 +41,8 @@ export interface SystemOptions {
   operatorToken?: string;
   /** how long one /v1/log/stream run lasts (default LOG_STREAM_RUN_MS; tests shorten it) */
   logStreamRunMs?: number;
+  /** POST /agui's run length and heartbeat (tests shorten them) */
+  agui?: { runMs?: number; heartbeatMs?: number };
   /**
    * The broker's operator settings (WORLD_EXAMPLES_DIR, WORLD_RUN_ALLOW_CAPS,
    * WORLD_RUN_NET_ALLOW, WORLD_RUN_NET_ALLOW_HTTP); default none. The toolchain follows
@@ -132,6 +134,7 @@ async function startServices(
           : options.paths.operatorTokenFile,
       callDeadlineMs: options.callDeadlineMs,
       logStreamRunMs: options.logStreamRunMs,
+      agui: options.agui,
       dbPath,
       // One process: its /readyz shows the ledger's and the broker's integrity scans.
       integrity: () => ({ ledger: ledger.integrity.report(), broker: broker.integrity.report() }),

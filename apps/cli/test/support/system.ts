@@ -98,6 +98,8 @@ export async function startTestSystem(
     callDeadlineMs?: number;
     publicReads?: boolean;
     logStreamRunMs?: number;
+    /** POST /agui's run length and heartbeat */
+    agui?: { runMs?: number; heartbeatMs?: number };
     /** the broker's operator settings (README "Operator settings") */
     broker?: SystemOptions['broker'];
   } = {},

@@ -1,0 +1,425 @@
+/**
+ * The workbench in a real browser (issue 15): Debian's headless Chromium driven by
+ * playwright-core against a whole World in both run modes (distributed: real PostgreSQL and
+ * NATS), after a scripted scenario — a read, a write, an edit, a plan refusal, a denial at
+ * budget 0 and an A2A call. Each page shows the exact rows and values; a call made while the
+ * timeline is open appears without reload; every link of the why walk is ✓ (and ✗ on an object
+ * altered in the database); the pages render with JavaScript off; no console error, no request
+ * leaves the gateway's origin, the keyboard reaches every link. POST /agui is read with
+ * @ag-ui/client's HttpAgent. WORLD_WORKBENCH_SCREENSHOTS=1 saves 1280×800 screenshots under
+ * apps/gateway/docs/.
+ */
+import { join } from 'node:path';
+import { HttpAgent } from '@ag-ui/client';
+import pg from 'pg';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { shortRef } from '@world/why';
+import { FULL_GRANTS, MODES, startTestSystem, type TestSystem } from '../support/system.js';
+
+const E2E_TIMEOUT_MS = 300_000;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DOCS = join(import.meta.dirname, '../../../gateway/docs');
+const NOTES = 'line one\nline two <script>alert(1)</script>\n';
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) => {
+  let w: TestSystem;
+  let browser: Browser;
+  let token: string;
+  let denied: string;
+  let other: string;
+  let first: number;
+  const a2aTask = 'wb-a2a-1';
+
+  /** Text as the page shows it: runs of white space as one space, trimmed. */
+  const squash = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim();
+  /** The text of the first element `selector` matches. */
+  const textOf = async (page: Page, selector: string) => squash(await page.textContent(selector));
+  /** Cells of every timeline row, as the page shows them. */
+  const rowsOf = async (page: Page) =>
+    (
+      await page.$$eval('#timeline tbody tr', (trs) =>
+        trs.map((tr) => Array.from(tr.children).map((td: any) => td.textContent ?? '')),
+      )
+    ).map((cells) => cells.map(squash));
+  const hashAt = async (i: number) => shortRef((await w.get(`/v1/log/${i}`)).json.entryHash);
+
+  /** A browser context logged in with `credential` through a one-time ticket. */
+  async function loggedIn(credential: string, javaScriptEnabled = true): Promise<BrowserContext> {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      javaScriptEnabled,
+    });
+    const res = await fetch(`${w.url}/workbench/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential}` },
+    });
+    expect(res.status).toBe(200);
+    const { path } = (await res.json()) as { path: string };
+    const page = await context.newPage();
+    await page.goto(`${w.url}${path}`);
+    expect(page.url()).toBe(`${w.url}/workbench`);
+    await page.close();
+    return context;
+  }
+
+  /** A page that records console errors and requests to other origins. */
+  async function watched(context: BrowserContext) {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const foreign: string[] = [];
+    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+    page.on('pageerror', (e) => void errors.push(e.message));
+    page.on('request', (r) => void (!r.url().startsWith(w.url) && foreign.push(r.url())));
+    return { page, errors, foreign };
+  }
+
+  const shot = async (page: Page, name: string) => {
+    if (process.env.WORLD_WORKBENCH_SCREENSHOTS === '1' && mode === 'distributed')
+      await page.screenshot({ path: join(DOCS, `workbench-${name}.png`) });
+  };
+
+  beforeAll(async () => {
+    w = await startTestSystem(mode, { agui: { runMs: 3000, heartbeatMs: 500 } });
+    await w.episode('wb', { 'notes.txt': NOTES });
+    await w.episode('wb-other', { 'o.txt': 'other\n' });
+    token = await w.session('wb', FULL_GRANTS);
+    denied = await w.session('wb', [{ effect: 'Workspace.Write', scope: 'worktree', budget: 0 }]);
+    other = await w.session('wb-other', FULL_GRANTS);
+    first = (await w.get('/v1/head').then((r) => w.get(`/v1/worlds/${r.text.trim()}`))).json
+      .revision + 1;
+    expect((await w.call(token, 'ailang-read', { path: 'notes.txt' })).content).toBe(NOTES);
+    await w.call(token, 'ailang-write', { path: 'new.txt', content: '<b>bold</b>\n' });
+    await w.call(token, 'ailang-edit', {
+      path: 'notes.txt',
+      old_text: 'line two',
+      new_text: 'line 2',
+    });
+    await w.call(token, 'ailang-read', { path: 'notes.txt', limit: 1 });
+    await w.call(denied, 'ailang-write', { path: 'x.txt', content: 'x\n' });
+    const a2a = await fetch(`${w.url}/a2a`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tasks/send',
+        params: {
+          id: a2aTask,
+          metadata: { skill_id: 'ailang-read' },
+          message: { role: 'user', parts: [{ type: 'data', data: { path: 'new.txt' } }] },
+        },
+      }),
+    });
+    expect(a2a.status).toBe(200);
+    await w.call(other, 'ailang-read', { path: 'o.txt' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, E2E_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await w?.close();
+  }, E2E_TIMEOUT_MS);
+
+  it(
+    'the timeline shows each call of the scenario newest first, with its outcome and short hash; new calls appear live',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const cookies = await context.cookies();
+      expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
+        ['world_workbench', true, 'Strict'],
+      ]);
+      const { page, errors, foreign } = await watched(context);
+      const res = await page.goto(`${w.url}/workbench`);
+      expect(res!.headers()['content-security-policy']).toBe(CSP);
+      expect(res!.headers()['x-content-type-options']).toBe('nosniff');
+      expect(res!.headers()['cache-control']).toBe('no-store');
+      const i = first;
+      expect(await rowsOf(page).then((r) => r.slice(0, 7))).toEqual([
+        [`#${i + 6}`, 'mcp', 'wb-other', 'ailang-read', 'ok', await hashAt(i + 6)],
+        [`#${i + 5}`, 'a2a', 'wb', 'ailang-read', 'ok', await hashAt(i + 5)],
+        [`#${i + 4}`, 'mcp', 'wb', 'ailang-write', 'denied denied:budget', await hashAt(i + 4)],
+        [
+          `#${i + 3}`,
+          'mcp',
+          'wb',
+          'ailang-read',
+          'refused unknown argument "limit"; ailang-read admits only: path',
+          await hashAt(i + 3),
+        ],
+        [`#${i + 2}`, 'mcp', 'wb', 'ailang-edit', 'ok', await hashAt(i + 2)],
+        [`#${i + 1}`, 'mcp', 'wb', 'ailang-write', 'ok', await hashAt(i + 1)],
+        [`#${i}`, 'mcp', 'wb', 'ailang-read', 'ok', await hashAt(i)],
+      ]);
+      await page.waitForFunction(() =>
+        /^live: checked \d\d:\d\d:\d\d, no new entries after #\d+$/.test(
+          (globalThis as any).document.getElementById('live').textContent,
+        ),
+      );
+      expect(await textOf(page, '#live')).toMatch(
+        new RegExp(`^live: checked \\d\\d:\\d\\d:\\d\\d, no new entries after #${i + 6}$`),
+      );
+      await shot(page, 'timeline');
+      await w.call(token, 'ailang-read', { path: 'new.txt' });
+      await page.waitForSelector(`#timeline tbody tr[data-index="${i + 7}"]`, { timeout: 2000 });
+      expect((await rowsOf(page))[0]).toEqual([
+        `#${i + 7}`,
+        'mcp',
+        'wb',
+        'ailang-read',
+        'ok',
+        await hashAt(i + 7),
+      ]);
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'filters and cursor paging',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const page = await context.newPage();
+      await page.goto(`${w.url}/workbench?outcome=denied`);
+      expect((await rowsOf(page)).map((r) => r[0])).toEqual([`#${first + 4}`]);
+      await page.goto(`${w.url}/workbench?surface=a2a`);
+      expect((await rowsOf(page)).map((r) => r[0])).toEqual([`#${first + 5}`]);
+      await page.goto(`${w.url}/workbench?episode=wb&tool=ailang-write`);
+      expect((await rowsOf(page)).map((r) => r[0])).toEqual([`#${first + 4}`, `#${first + 1}`]);
+      await page.goto(`${w.url}/workbench?episode=wb&limit=2`);
+      expect((await rowsOf(page)).map((r) => r[0])).toEqual([`#${first + 7}`, `#${first + 5}`]);
+      await page.click('a[rel=next]');
+      expect(page.url()).toBe(`${w.url}/workbench?before=${first + 5}&limit=2&episode=wb`);
+      expect((await rowsOf(page)).map((r) => r[0])).toEqual([`#${first + 4}`, `#${first + 3}`]);
+      const bad = await page.goto(`${w.url}/workbench?outcome=maybe`);
+      expect(bad!.status()).toBe(400);
+      expect(await textOf(page, '.stop')).toBe(
+        'outcome must be one of ok, refused, denied, failed',
+      );
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'the entry page of the edit: every link ✓, the effect record, the change as an escaped diff',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const { page, errors, foreign } = await watched(context);
+      await page.goto(`${w.url}/workbench/entry/${first + 2}`);
+      expect(
+        await page.$$eval('table.links tr.link', (trs) =>
+          trs.map((tr) => `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`),
+        ),
+      ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓']);
+      expect(await textOf(page, 'p.summary')).toBe('all 7 link(s) verified');
+      expect(await textOf(page, '.effect .decision')).toBe('allowed');
+      expect(await textOf(page, '.effect .budget')).toBe('49 → 48');
+      expect(await page.$$eval('.diff pre span', (s) => s.map((x) => x.textContent))).toEqual([
+        '-line two',
+        '+line 2',
+      ]);
+      // Stored strings are text: the only script on the page is the workbench's own.
+      expect(await page.$$eval('script', (s) => s.map((x) => x.getAttribute('src')))).toEqual([
+        '/workbench/assets/workbench.js',
+      ]);
+      await shot(page, 'entry');
+      await page.goto(`${w.url}/workbench/entry/${first + 1}`);
+      expect(await page.$$eval('.diff pre span', (s) => s.map((x) => x.textContent))).toEqual([
+        '+<b>bold</b>',
+      ]);
+      expect(await page.$$('.diff b')).toEqual([]);
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'the why page walks an A2A id link by link, and names a stop for an id nothing committed',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const page = await context.newPage();
+      await page.goto(`${w.url}/workbench/why`);
+      await page.fill('#target', `a2a:wb:${a2aTask}`);
+      await page.click('button[type=submit]');
+      expect(await textOf(page, 'p.heading')).toBe(
+        `why: entry ${first + 5} (invocation a2a:wb:${a2aTask})`,
+      );
+      expect(await textOf(page, 'p.summary')).toBe('all 7 link(s) verified');
+      await shot(page, 'why');
+      await page.goto(`${w.url}/workbench/why?target=a2a:wb:never`);
+      expect(await textOf(page, 'p.stop')).toBe(
+        `✗ stop: not found in the last ${first + 8} entries`,
+      );
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'episodes: both episodes with their sessions; an episode page lists its grants',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const page = await context.newPage();
+      await page.goto(`${w.url}/workbench/episodes`);
+      expect(
+        await page.$$eval('table.episodes tbody tr', (trs) =>
+          trs.map((tr) => Array.from(tr.children).map((td: any) => (td.textContent ?? '').trim())),
+        ),
+      ).toEqual([
+        ['wb', '2', '2', '0'],
+        ['wb-other', '1', '1', '0'],
+      ]);
+      await page.click('text=wb-other');
+      expect(await textOf(page, 'h1')).toBe('Episode wb-other');
+      expect(await page.$$eval('table.sessions li', (l) => l.length)).toBe(FULL_GRANTS.length);
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    "a session sees its own episode's payloads only; without a credential there is only how to get one",
+    async () => {
+      const context = await loggedIn(other);
+      const page = await context.newPage();
+      await page.goto(`${w.url}/workbench`);
+      const rows = await rowsOf(page);
+      expect(rows.find((r) => r[0] === `#${first + 6}`)!.slice(1, 5)).toEqual([
+        'mcp',
+        'wb-other',
+        'ailang-read',
+        'ok',
+      ]);
+      expect(rows.find((r) => r[0] === `#${first + 2}`)!.slice(1, 5)).toEqual([
+        'mcp',
+        '-',
+        '-',
+        'not visible',
+      ]);
+      const episode = await page.goto(`${w.url}/workbench/episodes/wb`);
+      expect(episode!.status()).toBe(404);
+      await context.close();
+      const anonymous = await browser.newContext();
+      const bare = await anonymous.newPage();
+      const res = await bare.goto(`${w.url}/workbench`);
+      expect(res!.status()).toBe(401);
+      expect(await textOf(bare, 'main p')).toContain('Run world workbench (operator)');
+      const used = await fetch(`${w.url}/workbench/login?ticket=${'0'.repeat(64)}`);
+      expect(used.status).toBe(401);
+      await anonymous.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'with JavaScript off the timeline and entry pages render the same rows; the keyboard reaches every link',
+    async () => {
+      const context = await loggedIn(w.operatorToken, false);
+      const page = await context.newPage();
+      await page.goto(`${w.url}/workbench?limit=3`);
+      expect((await rowsOf(page)).map((r) => r[0])).toEqual([
+        `#${first + 7}`,
+        `#${first + 6}`,
+        `#${first + 5}`,
+      ]);
+      expect(await textOf(page, '#live')).toMatch(
+        new RegExp(`^checked \\d\\d:\\d\\d:\\d\\d, newest entry #${first + 7}$`),
+      );
+      const hrefs = await page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
+      const reached: string[] = [];
+      for (let n = 0; n < hrefs.length + 12; n += 1) {
+        await page.keyboard.press('Tab');
+        const href = await page.evaluate(() =>
+          (globalThis as any).document.activeElement?.getAttribute('href'),
+        );
+        if (href) reached.push(href);
+      }
+      expect(new Set(reached)).toEqual(new Set(hrefs));
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    "POST /agui with @ag-ui/client's HttpAgent: RUN_STARTED, STATE_SNAPSHOT, one CUSTOM per entry, STATE_DELTA, RUN_FINISHED",
+    async () => {
+      const agent = new HttpAgent({
+        url: `${w.url}/agui`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const events: Array<Record<string, any>> = [];
+      await new Promise<void>((resolve, reject) =>
+        agent
+          .run({
+            threadId: 't1',
+            runId: 'r1',
+            state: { cursor: first + 6 },
+            messages: [],
+            tools: [],
+            context: [],
+            forwardedProps: {},
+          })
+          .subscribe({ next: (e) => void events.push(e), error: reject, complete: resolve }),
+      );
+      expect(events.map((e) => e.type)).toEqual([
+        'RUN_STARTED',
+        'STATE_SNAPSHOT',
+        'CUSTOM',
+        'STATE_DELTA',
+        'CUSTOM',
+        'STATE_DELTA',
+        'RUN_FINISHED',
+      ]);
+      expect(events[1]!.snapshot).toEqual({ cursor: first + 6 });
+      expect(events[2]!.name).toBe('world.entry.committed');
+      expect(events[2]!.value).toEqual((await w.get(`/v1/log/${first + 6}`)).json);
+      expect(events[5]!.delta).toEqual([{ op: 'replace', path: '/cursor', value: first + 8 }]);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  if (mode === 'distributed')
+    it(
+      'the why page marks ✗ the output altered in the database',
+      async () => {
+        const db = new pg.Client({ connectionString: w.databaseUrl });
+        await db.connect();
+        const entry = (await w.get(`/v1/log/${first}`)).json;
+        const record = await w.payload(entry.transitionRef, w.operatorToken);
+        await db.query(
+          "UPDATE ledger.objects SET payload = convert_to(replace(convert_from(payload, 'UTF8'), 'line one', 'line 0ne'), 'UTF8') WHERE hash = $1",
+          [record.output],
+        );
+        await db.end();
+        const context = await loggedIn(w.operatorToken);
+        const page = await context.newPage();
+        await page.goto(`${w.url}/workbench/why?target=${first}`);
+        expect(
+          await page.$$eval('table.links tr.link', (trs) =>
+            trs.map((tr) => `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`),
+          ),
+        ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗']);
+        expect(await textOf(page, 'p.summary')).toBe('1 of 7 link(s) broken');
+        await context.close();
+      },
+      E2E_TIMEOUT_MS,
+    );
+});
