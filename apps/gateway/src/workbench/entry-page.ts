@@ -45,9 +45,10 @@ function objectSection(title: string, ref: string, object: StoredObject | null):
   </section>`;
 }
 
-/** The change a write or edit asked for, from its recorded request (world-spec §3). */
+/** The change a write or edit asked for, from its recorded effect request (world-spec §2.8, §3). */
 function changeOf(request: unknown): Html {
-  const args = (request as { args?: Record<string, unknown> } | undefined)?.args ?? request;
+  // The broker's request is `{effect, scope, cost, now, payload}`; payload holds the tool's arguments.
+  const args = (request as { payload?: Record<string, unknown> } | undefined)?.payload;
   const a = (args ?? {}) as Record<string, unknown>;
   if (typeof a.old_text === 'string' && typeof a.new_text === 'string')
     return diffLines(a.old_text, a.new_text, String(a.path ?? ''));
