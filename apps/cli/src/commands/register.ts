@@ -4,6 +4,7 @@ import { call, health, toolsList } from './agent.js';
 import { logTail } from './log-tail.js';
 import { episodeCreate, sessionList, sessionMint, sessionRevoke, STDIO } from './operator.js';
 import { why } from './why/why.js';
+import { workbench } from './workbench.js';
 
 /** Collects a repeatable option's values. */
 function collect(value: string, previous: string[] = []): string[] {
@@ -191,4 +192,13 @@ export function registerClientCommands(program: Command): void {
         exit(await why(target, opts, env, STDIO, readStdin));
       },
     );
+
+  program
+    .command('workbench')
+    .description("print a one-time login URL of the workbench (the gateway's web pages)")
+    .option('--session <file|token>', READ_SESSION_HELP)
+    .option('--open', 'also open the URL in a browser')
+    .action(async (opts: { session?: string; open?: boolean }) => {
+      await workbench(opts, env, STDIO);
+    });
 }

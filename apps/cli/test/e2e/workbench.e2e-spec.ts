@@ -87,8 +87,8 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
     token = await w.session('wb', FULL_GRANTS);
     denied = await w.session('wb', [{ effect: 'Workspace.Write', scope: 'worktree', budget: 0 }]);
     other = await w.session('wb-other', FULL_GRANTS);
-    first = (await w.get('/v1/head').then((r) => w.get(`/v1/worlds/${r.text.trim()}`))).json
-      .revision + 1;
+    first =
+      (await w.get('/v1/head').then((r) => w.get(`/v1/worlds/${r.text.trim()}`))).json.revision + 1;
     expect((await w.call(token, 'ailang-read', { path: 'notes.txt' })).content).toBe(NOTES);
     await w.call(token, 'ailang-write', { path: 'new.txt', content: '<b>bold</b>\n' });
     await w.call(token, 'ailang-edit', {
@@ -224,7 +224,9 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
       await page.goto(`${w.url}/workbench/entry/${first + 2}`);
       expect(
         await page.$$eval('table.links tr.link', (trs) =>
-          trs.map((tr) => `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`),
+          trs.map(
+            (tr) => `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`,
+          ),
         ),
       ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓']);
       expect(await textOf(page, 'p.summary')).toBe('all 7 link(s) verified');
@@ -414,7 +416,10 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
         await page.goto(`${w.url}/workbench/why?target=${first}`);
         expect(
           await page.$$eval('table.links tr.link', (trs) =>
-            trs.map((tr) => `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`),
+            trs.map(
+              (tr) =>
+                `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`,
+            ),
           ),
         ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗']);
         expect(await textOf(page, 'p.summary')).toBe('1 of 7 link(s) broken');

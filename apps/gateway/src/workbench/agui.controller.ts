@@ -35,14 +35,12 @@ export class AguiController implements OnModuleDestroy {
   async agui(@Req() req: Request, @Res() res: Response): Promise<void> {
     if (this.open.size >= AGUI_MAX_STREAMS) {
       res.setHeader('Retry-After', String(AGUI_RETRY_AFTER_S));
-      res
-        .status(503)
-        .json({
-          error: {
-            class: 'Unavailable',
-            message: `${AGUI_MAX_STREAMS} AG-UI streams are open; retry later`,
-          },
-        });
+      res.status(503).json({
+        error: {
+          class: 'Unavailable',
+          message: `${AGUI_MAX_STREAMS} AG-UI streams are open; retry later`,
+        },
+      });
       return;
     }
     const viewer = await this.workbench.viewer(req);
