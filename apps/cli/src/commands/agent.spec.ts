@@ -1,4 +1,7 @@
 import { refOf } from '@world/canonical';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { callArguments, headVerdictText, resultLines, succeeded } from './agent.js';
 import { CliError } from './util.js';
 
@@ -43,6 +46,35 @@ describe('callArguments (world-spec §7.3: --arg, --arg-json, or one --json; the
     if (typeof expected === 'string')
       await expect(callArguments(options, stdin)).rejects.toThrow(new CliError(expected, 2));
     else expect(await callArguments(options, stdin)).toEqual(expected);
+  });
+  it('refuses a --json @file that is not UTF-8 instead of sending U+FFFD (the gateway body rule)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'world-cli-json-'));
+    try {
+      const bad = join(dir, 'bad.json');
+      const good = join(dir, 'good.json');
+      // 0xff never occurs in UTF-8; 0xc3 0x28 is a lead byte without its continuation.
+      await writeFile(bad, Buffer.from([0x7b, 0x22, 0x70, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]));
+      await writeFile(good, Buffer.from('{"p":"é ✓"}', 'utf8'));
+      await expect(callArguments({ json: `@${bad}` }, stdin)).rejects.toThrow(
+        new CliError(
+          `--json @${bad}: not valid UTF-8 (malformed bytes are refused, not replaced)`,
+          2,
+        ),
+      );
+      await writeFile(
+        bad,
+        Buffer.from([0x7b, 0x22, 0x70, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+      );
+      await expect(callArguments({ json: `@${bad}` }, stdin)).rejects.toThrow(
+        new CliError(
+          `--json @${bad}: not valid UTF-8 (malformed bytes are refused, not replaced)`,
+          2,
+        ),
+      );
+      expect(await callArguments({ json: `@${good}` }, stdin)).toEqual({ p: 'é ✓' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
   it('keeps an argument named __proto__ as an own key, so the plan refuses it (§3.0)', async () => {
     const args = await callArguments({ arg: ['__proto__=x', 'path=a'], argJson: [] }, stdin);

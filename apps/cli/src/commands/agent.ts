@@ -12,7 +12,7 @@ import { preview } from './client/format.js';
 import { GatewayClient, GatewayHttpError, httpError } from './client/http.js';
 import { HOST_FAILURE_CODE, McpCallError, McpClient } from './client/mcp.js';
 import { warner, type Output } from './operator.js';
-import { CliError } from './util.js';
+import { CliError, strictUtf8 } from './util.js';
 
 /** The `_meta` key of a caller's idempotency key (DESIGN.md §7.4). */
 export const TASK_ID_META_KEY = 'world/taskId';
@@ -99,11 +99,13 @@ export async function callArguments(
     let text: string;
     if (source === '-') text = await stdin();
     else if (source.startsWith('@')) {
+      let bytes: Buffer;
       try {
-        text = await readFile(source.slice(1), 'utf8');
+        bytes = await readFile(source.slice(1));
       } catch (err) {
         throw new CliError(`--json ${source}: ${(err as Error).message}`, 2);
       }
+      text = strictUtf8(bytes, `--json ${source}`);
     } else text = source;
     let value: unknown;
     try {

@@ -3,6 +3,7 @@ import { WHY_SCAN_DEFAULT, WHY_SCAN_MAX } from '@world/contracts';
 import { call, health, toolsList } from './agent.js';
 import { logTail } from './log-tail.js';
 import { episodeCreate, sessionList, sessionMint, sessionRevoke, STDIO } from './operator.js';
+import { strictUtf8 } from './util.js';
 import { why } from './why/why.js';
 import { workbench } from './workbench.js';
 
@@ -11,11 +12,14 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Reads all of standard input as UTF-8. */
+/**
+ * Reads all of standard input as strict UTF-8 (strictUtf8).
+ * @throws CliError (exit 2) `standard input: not valid UTF-8 …`
+ */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return strictUtf8(Buffer.concat(chunks), 'standard input');
 }
 
 const SESSION_HELP =

@@ -15,3 +15,20 @@ export class CliError extends Error {
     this.name = 'CliError';
   }
 }
+
+/**
+ * Decodes bytes the user handed the client (a `--json @file`, standard input) as UTF-8,
+ * refusing a malformed sequence instead of replacing it with U+FFFD (RFC 3629 §3; the gateway
+ * refuses such a request body the same way, apps/gateway/src/http/body.ts), so what a call sends
+ * is exactly what the user wrote.
+ * @param bytes the raw bytes
+ * @param what where they came from, for the message (`--json @args.json`, `standard input`)
+ * @throws CliError (exit 2) `<what>: not valid UTF-8 (malformed bytes are refused, not replaced)`
+ */
+export function strictUtf8(bytes: Uint8Array, what: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new CliError(`${what}: not valid UTF-8 (malformed bytes are refused, not replaced)`, 2);
+  }
+}

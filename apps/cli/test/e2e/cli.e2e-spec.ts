@@ -737,7 +737,13 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
 
 /** Usage errors never reach a World: each is refused before any request (exit 2). */
 describe('the world command’s usage errors', () => {
-  beforeAll(() => requireBuiltCli());
+  /** A --json @file whose bytes are not UTF-8 (0xff never occurs in UTF-8). */
+  const badUtf8 = join(tmpdir(), `world-cli-bad-utf8-${process.pid}.json`);
+  beforeAll(async () => {
+    requireBuiltCli();
+    await writeFile(badUtf8, Buffer.from([0x7b, 0x22, 0x70, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]));
+  });
+  afterAll(() => rm(badUtf8, { force: true }));
   const rows: Array<[string, string[], string]> = [
     [
       'episode create with two sources',
@@ -773,6 +779,11 @@ describe('the world command’s usage errors', () => {
       'call mixing --json and --arg',
       ['call', 'ailang-read', '--json', '{}', '--arg', 'a=b'],
       'world: --json does not mix with --arg or --arg-json\n',
+    ],
+    [
+      'call --json @file holding bytes that are not UTF-8',
+      ['call', 'ailang-read', '--json', `@${badUtf8}`],
+      `world: --json @${badUtf8}: not valid UTF-8 (malformed bytes are refused, not replaced)\n`,
     ],
     [
       'why with something that is not a target',
