@@ -39,6 +39,7 @@ import { admits } from '../admission/admits.js';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js';
 import { committedOutcome, failedOutcome } from './call-outcome.js';
 import { composeOutput, type ComposedEffect } from './compose-output.js';
+import { EpisodeQueue } from './episode-queue.js';
 import { jsonObject, requestHashOf } from './json-object.js';
 import { keepEpisodeLease } from './keep-lease.js';
 import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
@@ -76,6 +77,9 @@ interface Invocation {
  */
 @Injectable()
 export class InvokeTool {
+  /** this process's calls per episode, sent to the broker one at a time */
+  private readonly episodes = new EpisodeQueue();
+
   constructor(
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(PLANNER_SETTINGS) private readonly settings: PlannerSettings,
@@ -244,8 +248,34 @@ export class InvokeTool {
     }
   }
 
-  /** Executes the plan's one effect under the episode lease, then finishes, composes and commits. */
+  /**
+   * Executes the plan's one effect under the episode lease, then finishes, composes and commits;
+   * this process's earlier calls of the episode go first (EpisodeQueue: a queued call must not
+   * outlive its planner inside the broker).
+   */
   private async executeAndCommit(
+    inv: Invocation,
+    plan: EffectPlan,
+    planObject: WorldObject,
+  ): Promise<InvokeReply> {
+    const d = this.settings.deadlines;
+    const queueWaitMs = Math.max(0, inv.deadline - Date.now() - d.handlerMs - d.postEffectMs);
+    let leave: () => void;
+    try {
+      leave = await this.episodes.enter(inv.req.session.episodeId, queueWaitMs);
+    } catch (err) {
+      await this.end(inv, 'abandoned');
+      throw err;
+    }
+    try {
+      return await this.executeAndCommitNext(inv, plan, planObject);
+    } finally {
+      leave();
+    }
+  }
+
+  /** executeAndCommit once this call is the episode's next in this process. */
+  private async executeAndCommitNext(
     inv: Invocation,
     plan: EffectPlan,
     planObject: WorldObject,
