@@ -1,15 +1,28 @@
 import {
+  closeSync,
+  constants,
+  existsSync,
   linkSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { confinePath, confineRoot, type ConfineRoot, type Confined } from './resolve.js';
+import { ConfineRaceError, openConfinedFile, openDirectory, openParent } from './open.js';
+import {
+  confineName,
+  confinePath,
+  confineRoot,
+  type ConfineRoot,
+  type Confined,
+} from './resolve.js';
 import { foldCase } from './glob.js';
 import {
   isInside,
@@ -208,6 +221,113 @@ describe('confinePath: one rule for tools, programs and toolchain paths (world-s
       rel: 'src/a.ail',
       abs: join(ep.real, 'src', 'a.ail'),
     });
+  });
+});
+
+/**
+ * The names removeFile and renameFile act on (confineName): the same rule as a write, then the
+ * name itself — a symlink inside the worktree is removed or moved, never its target.
+ */
+const NAME_ROWS: Array<[string, string, Expected]> = [
+  ['a plain file', 'src/a.ail', ok('src/a.ail')],
+  ['an absolute symlink staying inside: the link itself', 'link-in', ok('link-in')],
+  ['a dangling link inside: the link itself', 'dangling-in', ok('dangling-in')],
+  ['a name under a directory reached through a link inside', 'gh/x.yml', deny('.github/**')],
+  ['a symlinked file pointing outside (§8.2: escapes for every operation)', 'outfile', ESCAPE],
+  ['a dangling link pointing outside', 'dangling', ESCAPE],
+  ['a name through a directory symlink pointing outside', 'out/secret.txt', ESCAPE],
+  ['a sibling episode via a symlink', 'sib/x', ESCAPE],
+  ['a link whose target is .git', 'g', GIT],
+  ['a name inside .git through a link', 'g/config', GIT],
+  ['a hard link to a file outside', 'hard', no({ kind: 'links', links: 2 })],
+  ['the worktree itself (the operation reports EINVAL)', '<ep>', ok('')],
+  ['an empty path', '', no({ kind: 'invalid' })],
+];
+
+describe('confineName: what a remove or rename acts on (world-spec §8.2; README "Confinement")', () => {
+  it.each(NAME_ROWS)('%s: %j', (_why, path, expected) => {
+    const got = confineName(ep, path.replace('<ep>', ep.real), DENY);
+    if (expected.ok) {
+      const abs = expected.rel === '' ? ep.real : join(ep.real, expected.rel);
+      expect(got).toEqual({ ok: true, rel: expected.rel, abs });
+    } else {
+      expect(got).toEqual(expected);
+    }
+  });
+});
+
+describe('opening a confined path without a check-to-open window (confine/open.ts)', () => {
+  let root: ConfineRoot;
+  let outside: string;
+  beforeEach(() => {
+    const dir = mkdtempSync(join(base, 'race-'));
+    mkdirSync(join(dir, 'wt', 'd'), { recursive: true });
+    writeFileSync(join(dir, 'wt', 'd', 'f.txt'), 'inside\n');
+    mkdirSync(join(dir, 'out'));
+    writeFileSync(join(dir, 'out', 'f.txt'), 'outside\n');
+    root = confineRoot(join(dir, 'wt'));
+    outside = join(dir, 'out');
+  });
+  const checked = (path: string) => {
+    const got = confinePath(root, path, 'write', DENY);
+    if (!got.ok) throw new Error(`refused ${path}`);
+    return got.rel.split('/');
+  };
+  const W = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC;
+
+  it('refuses a directory swapped for a symlink out after the check, writing nothing outside', () => {
+    const segments = checked('d/f.txt');
+    rmSync(join(root.real, 'd'), { recursive: true });
+    symlinkSync(outside, join(root.real, 'd'));
+    expect(() => openConfinedFile(root.real, segments, W)).toThrow(new ConfineRaceError('d'));
+    expect(readFileSync(join(outside, 'f.txt'), 'utf8')).toBe('outside\n');
+  });
+
+  it('refuses a file swapped for a symlink out after the check', () => {
+    const segments = checked('d/f.txt');
+    rmSync(join(root.real, 'd', 'f.txt'));
+    symlinkSync(join(outside, 'f.txt'), join(root.real, 'd', 'f.txt'));
+    expect(() => openConfinedFile(root.real, segments, W)).toThrow(new ConfineRaceError('f.txt'));
+    expect(readFileSync(join(outside, 'f.txt'), 'utf8')).toBe('outside\n');
+  });
+
+  it('refuses a new file whose directory was swapped, creating nothing outside', () => {
+    const segments = checked('d/new.txt');
+    rmSync(join(root.real, 'd'), { recursive: true });
+    symlinkSync(outside, join(root.real, 'd'));
+    expect(() => openConfinedFile(root.real, segments, W)).toThrow(new ConfineRaceError('d'));
+    expect(existsSync(join(outside, 'new.txt'))).toBe(false);
+  });
+
+  it('opens what was checked when nothing changed, and makes missing directories on request', () => {
+    const fd = openConfinedFile(root.real, checked('d/f.txt'), constants.O_RDONLY);
+    try {
+      expect(readFileSync(fd, 'utf8')).toBe('inside\n');
+    } finally {
+      closeSync(fd);
+    }
+    closeSync(openDirectory(root.real, checked('d/x/y'), true));
+    expect(statSync(join(root.real, 'd', 'x', 'y')).isDirectory()).toBe(true);
+    expect(() => openDirectory(root.real, ['d', 'z'], false)).toThrow(
+      expect.objectContaining({ code: 'ENOENT' }),
+    );
+  });
+
+  it('holds a name through its parent, so unlink acts on a link itself', () => {
+    symlinkSync(join(root.real, 'd', 'f.txt'), join(root.real, 'link'));
+    const held = openParent(root.real, ['link'], false);
+    try {
+      unlinkSync(held.path);
+    } finally {
+      held.close();
+    }
+    expect([
+      existsSync(join(root.real, 'link')),
+      readFileSync(join(root.real, 'd', 'f.txt'), 'utf8'),
+    ]).toEqual([false, 'inside\n']);
+    expect(() => openParent(root.real, [], false)).toThrow(
+      expect.objectContaining({ code: 'EINVAL' }),
+    );
   });
 });
 

@@ -90,6 +90,40 @@ export function confinePath(
   };
 }
 
+/**
+ * Confines the name an operation acts on without following it — removeFile, renameFile's
+ * source and destination (unlink(2), rmdir(2) and rename(2) never follow a last symlink): the
+ * path must pass confinePath as a write (so a link whose target leaves the root escapes for
+ * every operation, world-spec §8.2 "in-worktree symlink pointing out", and neither the name nor
+ * its target may lie under `.git` or match fs_deny_write); the name itself is then its parent's
+ * real path plus its last component as given. Removing or renaming a symlink inside the root
+ * acts on the link, never on its target; a regular file with more than one link is refused.
+ * @returns the name's real segments (`rel`/`abs` of the link itself when it is one)
+ * @throws as confinePath
+ */
+export function confineName(
+  root: ConfineRoot,
+  path: string,
+  denyWrite: readonly string[],
+): Confined {
+  const full = confinePath(root, path, 'write', denyWrite);
+  if (!full.ok) return full;
+  const lexical = isAbsolute(path)
+    ? insideOf(root, posix.normalize(path))!
+    : normalizeSegments(path)!;
+  // The root itself (`.`) has no parent to act in: the operation reports EINVAL.
+  if (lexical.length === 0) return full;
+  const parent = walk(root, lexical.slice(0, -1));
+  if ('kind' in parent) return { ok: false, refusal: parent };
+  const segments = [...parent.segments, lexical[lexical.length - 1]!];
+  const rule = writeRule(segments, denyWrite);
+  if (rule !== null) return { ok: false, refusal: rule };
+  const self = lstatOrNull(join(root.real, ...segments));
+  if (self !== null && hasExtraLinks(self))
+    return { ok: false, refusal: { kind: 'links', links: self.nlink } };
+  return { ok: true, abs: join(root.real, ...segments), rel: segments.join('/') };
+}
+
 /** The segments of an absolute normalized path relative to the root, or null outside it. */
 function insideOf(root: ConfineRoot, abs: string): string[] | null {
   for (const base of [root.real, posix.normalize(root.given)]) {

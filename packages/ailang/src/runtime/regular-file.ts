@@ -15,15 +15,21 @@ export const HARD_LINKED = 'EHARDLINKED';
  * link made after the path was confined is not read either (world-spec §8.2).
  * @param real the resolved path (a Sandbox's resolve)
  * @param beforeRead called with the size in bytes before any byte is read (a transfer budget)
+ * @param openFile opens the file with the given flags (default: open(real); a sandbox passes a
+ *   race-free open through its parent's descriptor, confine/open.ts)
  * @returns the file's text
  * @throws an Error with code EISDIR for a directory, NOT_REGULAR (`not a regular file`) for any
  *   other non-regular file, HARD_LINKED (`it has N hard links`, with `links`) for a file with
  *   more than one link, or the file system's own error (ENOENT, EACCES…)
  */
-export function readRegularText(real: string, beforeRead?: (size: number) => void): string {
+export function readRegularText(
+  real: string,
+  beforeRead?: (size: number) => void,
+  openFile: (flags: number) => number = (flags) => openSync(real, flags),
+): string {
   let fd: number;
   try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openFile(constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     // A unix socket cannot be opened at all (ENXIO): it is not a regular file either.
     if ((e as NodeJS.ErrnoException).code === 'ENXIO') {

@@ -1,5 +1,12 @@
-import { confinePath, confineRoot, type ConfineRoot } from '../confine/resolve.js';
-import { programRefusalText } from '../confine/rules.js';
+import { ConfineRaceError } from '../confine/open.js';
+import {
+  confineName,
+  confinePath,
+  confineRoot,
+  type ConfineRoot,
+  type Confined,
+} from '../confine/resolve.js';
+import { programRefusalText, type Refusal } from '../confine/rules.js';
 import { AilRuntimeError } from './values.js';
 
 /**
@@ -46,17 +53,61 @@ export class Sandbox {
    *   error while resolving
    */
   resolve(op: string, p: string, mode: 'read' | 'write'): string {
+    return this.judged(op, p, () => confinePath(this.root, p, mode, this.options.denyWrite));
+  }
+
+  /**
+   * Resolves the name a remove or rename acts on, without following its last component
+   * (confineName): a symlink inside the sandbox is removed or moved itself.
+   * @throws as resolve
+   */
+  resolveName(op: string, p: string): string {
+    return this.judged(op, p, () => confineName(this.root, p, this.options.denyWrite));
+  }
+
+  /** The sandbox's real root (every confined path lies under it). */
+  get realRoot(): string {
+    return this.root.real;
+  }
+
+  /** The real segments of a path resolve or resolveName returned, under realRoot. */
+  segmentsOf(abs: string): string[] {
+    return abs === this.root.real ? [] : abs.slice(this.root.real.length + 1).split('/');
+  }
+
+  /**
+   * Runs an operation on a resolved path through the race-free opens of confine/open.ts: a
+   * component that became a symlink after the check is refused as an escape.
+   * @throws SandboxViolation (`<op>: path "<p>" escapes sandbox "<root>"`); whatever f throws
+   */
+  guard<T>(op: string, p: string, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof ConfineRaceError) this.refuse(op, p, { kind: 'escape' });
+      throw e;
+    }
+  }
+
+  /**
+   * Refuses a path in the program's words.
+   * @throws IoFailure for an empty path or a loop, SandboxViolation for every other refusal
+   */
+  refuse(op: string, p: string, r: Refusal): never {
+    const text = programRefusalText(op, p, this.options.root, r, this.options.securityMode);
+    if (r.kind === 'invalid' || r.kind === 'loop') throw new IoFailure(text);
+    throw new SandboxViolation(text);
+  }
+
+  private judged(op: string, p: string, confine: () => Confined): string {
     let confined;
     try {
-      confined = confinePath(this.root, p, mode, this.options.denyWrite);
+      confined = confine();
     } catch (e) {
       throw new IoFailure(`${op}: ${(e as Error).message}`);
     }
     if (confined.ok) return confined.abs;
-    const r = confined.refusal;
-    const text = programRefusalText(op, p, this.options.root, r, this.options.securityMode);
-    if (r.kind === 'invalid' || r.kind === 'loop') throw new IoFailure(text);
-    throw new SandboxViolation(text);
+    return this.refuse(op, p, confined.refusal);
   }
 
   /**

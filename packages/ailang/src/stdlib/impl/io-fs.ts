@@ -1,14 +1,20 @@
 import {
-  appendFileSync,
+  closeSync,
+  constants,
   existsSync,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   renameSync,
   rmdirSync,
   statSync,
   unlinkSync,
-  writeFileSync,
+  writeSync,
 } from 'node:fs';
+import { openConfinedFile, openDirectory, openParent, fdPath } from '../../confine/open.js';
+import { hasExtraLinks } from '../../confine/rules.js';
 import { NOT_REGULAR, readRegularText } from '../../runtime/regular-file.js';
 import { IoFailure, type Sandbox } from '../../runtime/sandbox.js';
 import {
@@ -84,7 +90,13 @@ function readText(rt: RuntimeApi, op: string, p: string): string {
   const sb = sandbox(rt, op);
   const real = sb.resolve(op, p, 'read');
   try {
-    return readRegularText(real, (size) => sb.transfer(op, size));
+    return sb.guard(op, p, () =>
+      readRegularText(
+        real,
+        (size) => sb.transfer(op, size),
+        (flags) => openConfinedFile(sb.realRoot, sb.segmentsOf(real), flags),
+      ),
+    );
   } catch (e) {
     if (e instanceof AilRuntimeError) throw e;
     throw ioError(op, (e as NodeJS.ErrnoException).code === 'EISDIR' ? 'read' : 'open', p, e);
@@ -96,10 +108,69 @@ function writeText(rt: RuntimeApi, op: string, p: string, content: string, appen
   const real = sb.resolve(op, p, 'write');
   sb.transfer(op, Buffer.byteLength(content, 'utf8'));
   try {
-    if (append) appendFileSync(real, content, 'utf8');
-    else writeFileSync(real, content, 'utf8');
+    sb.guard(op, p, () => {
+      // Opened without truncating: a file that became a hard link after the check is refused
+      // before a byte of it changes.
+      const fd = openConfinedFile(
+        sb.realRoot,
+        sb.segmentsOf(real),
+        constants.O_WRONLY | constants.O_CREAT | (append ? constants.O_APPEND : 0),
+      );
+      try {
+        const st = fstatSync(fd);
+        if (hasExtraLinks(st)) sb.refuse(op, p, { kind: 'links', links: st.nlink });
+        if (!append) ftruncateSync(fd, 0);
+        writeSync(fd, content, null, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
+    });
   } catch (e) {
+    if (e instanceof AilRuntimeError) throw e;
     throw ioError(op, 'open', p, e);
+  }
+}
+
+/** Runs f on a resolved path's name held through its parent's descriptor (confine/open.ts). */
+function inParent<T>(sb: Sandbox, op: string, p: string, real: string, f: (at: string) => T): T {
+  return sb.guard(op, p, () => {
+    const held = openParent(sb.realRoot, sb.segmentsOf(real), false);
+    try {
+      return f(held.path);
+    } finally {
+      held.close();
+    }
+  });
+}
+
+/** Runs f on a resolved directory's path held open from the root (confine/open.ts). */
+function inDirectory<T>(
+  sb: Sandbox,
+  op: string,
+  p: string,
+  real: string,
+  create: boolean,
+  f: (at: string) => T,
+): T {
+  return sb.guard(op, p, () => {
+    const fd = openDirectory(sb.realRoot, sb.segmentsOf(real), create);
+    try {
+      return f(fdPath(fd));
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** removeFile / renameFile: the name itself (Sandbox.resolveName), never a link's target. */
+function withName<T>(rt: RuntimeApi, op: string, p: string, verb: string, f: (at: string) => T): T {
+  const sb = sandbox(rt, op);
+  const real = sb.resolveName(op, p);
+  try {
+    return inParent(sb, op, p, real, f);
+  } catch (e) {
+    if (e instanceof AilRuntimeError) throw e;
+    throw ioError(op, verb, p, e);
   }
 }
 
@@ -120,9 +191,23 @@ function withPath<T>(
   }
 }
 
-function removePath(real: string): void {
-  if (statSync(real).isDirectory()) rmdirSync(real);
-  else unlinkSync(real);
+/** Removes a name: an empty directory, else the file or symlink itself (lstat: never its target). */
+function removePath(at: string): void {
+  if (lstatSync(at).isDirectory()) rmdirSync(at);
+  else unlinkSync(at);
+}
+
+/** mkdirAll: every missing directory made through the one before it (confine/open.ts). */
+function mkdirAllIn(rt: RuntimeApi, op: string, p: string): Value {
+  const sb = sandbox(rt, op);
+  const real = sb.resolve(op, p, 'write');
+  try {
+    inDirectory(sb, op, p, real, true, () => undefined);
+  } catch (e) {
+    if (e instanceof AilRuntimeError) throw e;
+    throw ioError(op, 'mkdir', p, e);
+  }
+  return UNIT_V;
 }
 
 /** `*Result` variants: ordinary I/O failures become Err(message); sandbox refusals stay fatal. */
@@ -146,19 +231,15 @@ export const FS_IMPLS: Record<string, BuiltinImpl> = {
     withPath(rt, 'fileExists', str(p!), 'read', 'stat', (real) => existsSync(real)),
   'std/fs.listDir': ([p], rt) =>
     withPath(rt, 'listDir', str(p!), 'read', 'open', (real) =>
-      listFrom(readdirSync(real).sort(compareStrings)),
+      inDirectory(sandbox(rt, 'listDir'), 'listDir', str(p!), real, false, (at) =>
+        listFrom(readdirSync(at).sort(compareStrings)),
+      ),
     ),
   'std/fs.mkdir': ([p], rt) =>
-    withPath(rt, 'mkdir', str(p!), 'write', 'mkdir', (real) => (mkdirSync(real), UNIT_V)),
-  'std/fs.mkdirAll': ([p], rt) =>
-    withPath(
-      rt,
-      'mkdirAll',
-      str(p!),
-      'write',
-      'mkdir',
-      (real) => (mkdirSync(real, { recursive: true }), UNIT_V),
+    withPath(rt, 'mkdir', str(p!), 'write', 'mkdir', (real) =>
+      inParent(sandbox(rt, 'mkdir'), 'mkdir', str(p!), real, (at) => (mkdirSync(at), UNIT_V)),
     ),
+  'std/fs.mkdirAll': ([p], rt) => mkdirAllIn(rt, 'mkdirAll', str(p!)),
   'std/fs.isDir': ([p], rt) =>
     withPath(
       rt,
@@ -178,14 +259,17 @@ export const FS_IMPLS: Record<string, BuiltinImpl> = {
       (real) => existsSync(real) && statSync(real).isFile(),
     ),
   'std/fs.removeFile': ([p], rt) =>
-    withPath(rt, 'removeFile', str(p!), 'write', 'remove', (real) => (removePath(real), UNIT_V)),
+    withName(rt, 'removeFile', str(p!), 'remove', (at) => (removePath(at), UNIT_V)),
   'std/fs.renameFile': ([a, b], rt) => {
     const sb = sandbox(rt, 'renameFile');
-    const from = sb.resolve('renameFile', str(a!), 'write');
-    const to = sb.resolve('renameFile', str(b!), 'write');
+    const from = sb.resolveName('renameFile', str(a!));
+    const to = sb.resolveName('renameFile', str(b!));
     try {
-      renameSync(from, to);
+      inParent(sb, 'renameFile', str(a!), from, (src) =>
+        inParent(sb, 'renameFile', str(b!), to, (dst) => renameSync(src, dst)),
+      );
     } catch (e) {
+      if (e instanceof AilRuntimeError) throw e;
       throw ioError('renameFile', 'rename', `${str(a!)} ${str(b!)}`, e);
     }
     return UNIT_V;
@@ -197,24 +281,7 @@ export const FS_IMPLS: Record<string, BuiltinImpl> = {
     result(() => (writeText(rt, 'appendFileResult', str(p!), str(c!), true), UNIT_V)),
   'std/fs.removeFileResult': ([p], rt) =>
     result(() =>
-      withPath(
-        rt,
-        'removeFileResult',
-        str(p!),
-        'write',
-        'remove',
-        (real) => (removePath(real), UNIT_V),
-      ),
+      withName(rt, 'removeFileResult', str(p!), 'remove', (at) => (removePath(at), UNIT_V)),
     ),
-  'std/fs.mkdirAllResult': ([p], rt) =>
-    result(() =>
-      withPath(
-        rt,
-        'mkdirAllResult',
-        str(p!),
-        'write',
-        'mkdir',
-        (real) => (mkdirSync(real, { recursive: true }), UNIT_V),
-      ),
-    ),
+  'std/fs.mkdirAllResult': ([p], rt) => result(() => mkdirAllIn(rt, 'mkdirAllResult', str(p!))),
 };
