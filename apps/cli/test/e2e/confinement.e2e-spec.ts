@@ -5,7 +5,16 @@
  * ailang-cli), and no way of writing — tools or programs — changes a `.git` directory at any
  * depth: the file keeps its bytes after every attempt.
  */
-import { linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { FULL_GRANTS, MODES, startTestSystem, type TestSystem } from '../support/system.js';
@@ -222,6 +231,57 @@ describe.each(MODES)('confinement over MCP (%s mode)', (mode) => {
         false,
         `${prefix}: .git/ is read-only to the lane's tools`,
       ]);
+    });
+  });
+  describe('removeFile and renameFile of a symlink act on the link, and a link out escapes', () => {
+    let linksWorktree: string;
+    let outsideFile: string;
+    beforeAll(async () => {
+      outsideFile = join(w.paths.home, 'outside.txt');
+      writeFileSync(outsideFile, 'outside\n');
+      linksWorktree = await w.episode('links', {
+        'kept.txt': 'kept\n',
+        'rm.ail': program('rm', 'removeFile', ['removeFile("link-in")', 'println("removed")']),
+        'mv.ail': program('mv', 'renameFile', [
+          'renameFile("link-in2", "moved")',
+          'println("moved")',
+        ]),
+        'out.ail': program('out', 'removeFile', ['removeFile("out-link")']),
+      });
+      symlinkSync('kept.txt', join(linksWorktree, 'link-in'));
+      symlinkSync('kept.txt', join(linksWorktree, 'link-in2'));
+      symlinkSync(outsideFile, join(linksWorktree, 'out-link'));
+      client = await w.v2Client(await w.session('links', FULL_GRANTS));
+    });
+
+    it('removes and renames the link itself; the file it names stays', async () => {
+      const rm = runOf(await call('ailang-run', { path: 'rm.ail' }));
+      const mv = runOf(await call('ailang-run', { path: 'mv.ail' }));
+      expect([rm.exit_code, rm.stdout, mv.exit_code, mv.stdout]).toEqual([
+        0,
+        'removed\n',
+        0,
+        'moved\n',
+      ]);
+      expect([
+        existsSync(join(linksWorktree, 'link-in')),
+        existsSync(join(linksWorktree, 'link-in2')),
+        readlinkSync(join(linksWorktree, 'moved')),
+        readFileSync(join(linksWorktree, 'kept.txt'), 'utf8'),
+      ]).toEqual([false, false, 'kept.txt', 'kept\n']);
+    });
+
+    it('refuses to remove a link pointing outside, like every operation on it (§8.2)', async () => {
+      expect(runOf(await call('ailang-run', { path: 'out.ail' }))).toEqual({
+        admitted: true,
+        exit_code: 1,
+        stdout: '',
+        firstStderrLine: 'Error: execution failed: removeFile: path "out-link" escapes sandbox "."',
+      });
+      expect([
+        readlinkSync(join(linksWorktree, 'out-link')),
+        readFileSync(outsideFile, 'utf8'),
+      ]).toEqual([outsideFile, 'outside\n']);
     });
   });
 });
