@@ -1,5 +1,9 @@
 import {
   A2A_BODY_MAX_BYTES,
+  COMMIT_BODY_MAX_BYTES,
+  HANDLER_OUTPUT_MAX_BYTES,
+  READ_CONTENT_MAX_BYTES,
+  WORLD_BLOCK_MAX_BYTES,
   CALL_DEADLINE_MS,
   COMMIT_MESSAGE_MAX_BYTES,
   EPISODE_LEASE_RENEW_MS,
@@ -88,6 +92,21 @@ describe('COMMIT_MESSAGE_MAX_BYTES (DESIGN.md §1: an effect whose commit cannot
       COMMIT_MESSAGE_MAX_BYTES,
     );
     expect(A2A_BODY_MAX_BYTES).toBeLessThan(MCP_BODY_MAX_BYTES);
+  });
+});
+
+describe('the limits derived from the commit bound (DESIGN.md §1: an effect whose commit cannot fit never runs)', () => {
+  it('leaves a handler the output cap less the world block, and ailang-read that less its fields', () => {
+    expect([HANDLER_OUTPUT_MAX_BYTES, READ_CONTENT_MAX_BYTES]).toEqual([1_032_192, 1_031_168]);
+    expect(HANDLER_OUTPUT_MAX_BYTES + WORLD_BLOCK_MAX_BYTES).toBe(INVOCATION_OUTPUT_MAX_BYTES);
+  });
+
+  it('bounds a REST commit body by the commit message less its packet overhead', () => {
+    expect(COMMIT_BODY_MAX_BYTES).toBe(6_990_520);
+    expect(COMMIT_BODY_MAX_BYTES + COMMIT_MESSAGE_OVERHEAD_MAX_BYTES).toBe(
+      COMMIT_MESSAGE_MAX_BYTES,
+    );
+    expect(COMMIT_BODY_MAX_BYTES).toBeLessThan(NATS_MAX_PAYLOAD_BYTES);
   });
 });
 

@@ -6,8 +6,6 @@
 /** Bytes in one mebibyte. */
 export const MiB = 1024 * 1024;
 
-/** Body of POST /v1/commit: 8 MiB (world-spec §5.10). */
-export const COMMIT_BODY_MAX_BYTES = 8 * MiB;
 /** Body of POST /a2a: 1 MiB (world-spec §6.5). */
 export const A2A_BODY_MAX_BYTES = 1 * MiB;
 /** Body of POST /mcp: 4 MiB (world-spec §6.2). */
@@ -82,6 +80,33 @@ export const COMMIT_MESSAGE_MAX_BYTES =
     (2 * base64Length(PLAN_PAYLOAD_MAX_BYTES) + base64Length(INVOCATION_OUTPUT_MAX_BYTES)) +
   base64Length(INVOCATION_OUTPUT_MAX_BYTES) +
   COMMIT_MESSAGE_OVERHEAD_MAX_BYTES;
+
+/**
+ * What a handler's output may be (canonical JSON bytes, the `tool` and `policy_digest` stamps
+ * included): the invocation output cap less room for the world block the planner adds to it
+ * (world-spec §4.2: `plan` and one effect's id, status and record ref, a few hundred bytes). An
+ * output over it is refused as a failed effect by the broker (committed with its reason), so the
+ * output the planner composes always fits INVOCATION_OUTPUT_MAX_BYTES and so the commit
+ * (COMMIT_MESSAGE_MAX_BYTES): an effect never runs and then fails to commit for its size.
+ */
+export const WORLD_BLOCK_MAX_BYTES = 16 * 1024;
+export const HANDLER_OUTPUT_MAX_BYTES = INVOCATION_OUTPUT_MAX_BYTES - WORLD_BLOCK_MAX_BYTES;
+/**
+ * The largest file ailang-read returns (bytes on disk): its content travels as one JSON string
+ * of the handler output, so the output's other fields (`ok`, `tool`, `policy_digest`: under
+ * 1 KiB) are held back. A larger file is refused up front (`file is N bytes; at most M can be
+ * read`); a file under it whose JSON escapes (control characters, 6 bytes each) still overflow
+ * HANDLER_OUTPUT_MAX_BYTES is a failed effect, committed with its reason.
+ */
+export const READ_CONTENT_MAX_BYTES = HANDLER_OUTPUT_MAX_BYTES - 1024;
+/**
+ * Body of POST /v1/commit, answered 413 above it: whatever a REST commit carries travels in one
+ * `ledger.commit` message, so the body may take the whole commit bound less the packet's own
+ * overhead (6 990 520 bytes). The reference daemon, which has no bus, allows 8 MiB (world-spec
+ * §5.10, §10); a body between the two would pass the gateway and then fail on NATS.
+ */
+export const COMMIT_BODY_MAX_BYTES = COMMIT_MESSAGE_MAX_BYTES - COMMIT_MESSAGE_OVERHEAD_MAX_BYTES;
+
 /**
  * Tool costs (world-spec §3.0): a descriptor's `access` triple costs 0 (it only admits), its one
  * declared effect costs 1 call of budget.

@@ -1,5 +1,5 @@
 import { canonicalBytes } from '@world/canonical';
-import { INVOCATION_OUTPUT_MAX_BYTES, type ParsedRequestOf } from '@world/contracts';
+import { HANDLER_OUTPUT_MAX_BYTES, type ParsedRequestOf } from '@world/contracts';
 import type { EffectHandler, HandlerContext } from '../handlers/registry.js';
 import { BROKER_TOOL_REF } from '../handlers/tool-identity.js';
 
@@ -9,7 +9,9 @@ export type HandlerRun =
 
 /**
  * Runs an effect's handler under its op allowlist and scope list (world-spec §2.6), bounded by
- * handlerMs, and stamps `tool` and `policy_digest` on its output (world-spec §3.0).
+ * handlerMs, and stamps `tool` and `policy_digest` on its output (world-spec §3.0). An output
+ * over HANDLER_OUTPUT_MAX_BYTES is a failed effect (its reason committed), so the composed
+ * output always fits the invocation output cap and the commit.
  * Never throws: every failure is a reason (a lost lease, `leaseLost`, is one).
  */
 export async function runHandler(
@@ -61,10 +63,10 @@ export async function runHandler(
         ? raw
         : { ...raw, tool: handler.tool ?? BROKER_TOOL_REF, policy_digest: base.policy.digest };
     const bytes = canonicalBytes(output);
-    if (bytes.length > INVOCATION_OUTPUT_MAX_BYTES) {
+    if (bytes.length > HANDLER_OUTPUT_MAX_BYTES) {
       return {
         ok: false,
-        reason: `handler output is ${bytes.length} bytes, over ${INVOCATION_OUTPUT_MAX_BYTES}`,
+        reason: `handler output is ${bytes.length} bytes, over ${HANDLER_OUTPUT_MAX_BYTES}`,
       };
     }
     return { ok: true, output: JSON.parse(bytes.toString('utf8')) as Record<string, unknown> };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { canonicalBytes, parseRef, type Ref } from '@world/canonical';
-import { INVOCATION_OUTPUT_MAX_BYTES } from '@world/contracts';
+import { HANDLER_OUTPUT_MAX_BYTES } from '@world/contracts';
 import { CLI_OPS, type AilangContext, type Toolchain } from '@world/ailang';
 import { payloadString, type EffectHandler, type HandlerContext } from './registry.js';
 
@@ -87,13 +87,13 @@ export async function ailangHandlers(
 }
 
 /**
- * The canonical size a run output may reach (bytes): the invocation output cap less room for the
- * world block the planner adds (world-spec §4.2; the block is a few hundred bytes).
+ * The canonical size a run output may reach (bytes): a handler's output cap
+ * (HANDLER_OUTPUT_MAX_BYTES, the invocation output cap less the world block the planner adds).
  */
-export const RUN_OUTPUT_BUDGET_BYTES = INVOCATION_OUTPUT_MAX_BYTES - 16 * 1024;
+export const RUN_OUTPUT_BUDGET_BYTES = HANDLER_OUTPUT_MAX_BYTES;
 
 /**
- * Fits a run's output under the invocation output cap (INVOCATION_OUTPUT_MAX_BYTES, 1 MiB of
+ * Fits a run's output under the handler output cap (HANDLER_OUTPUT_MAX_BYTES, under 1 MiB of
  * canonical JSON), which is below the AILANG policy's own output cap (max_output_bytes, 8 MiB,
  * ailang.md §1.5): a program that prints more than fits keeps its outcome shape, exit code and
  * limit, and World keeps the head of each stream, marking a cut one with `stdout_truncated` /

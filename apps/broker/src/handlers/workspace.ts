@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { confinePath, hasExtraLinks, toolRefusalText, type Access } from '@world/ailang';
-import { INVOCATION_OUTPUT_MAX_BYTES } from '@world/contracts';
+import { READ_CONTENT_MAX_BYTES } from '@world/contracts';
 import { writeFileAtomic } from './atomic-write.js';
 import {
   HandlerInputError,
@@ -27,7 +27,7 @@ export const workspaceRead: EffectHandler = {
     const target = confined(ctx, 'read', path, 'read');
     if (typeof target !== 'string') return target;
     try {
-      const file = await readRegularFile(ctx, target, 'read', path, INVOCATION_OUTPUT_MAX_BYTES);
+      const file = await readRegularFile(ctx, target, 'read', path, READ_CONTENT_MAX_BYTES);
       return file.ok ? { ok: true, content: file.content } : refuse(file.refused);
     } catch (err) {
       return refuse(fileErrorText('read', path, 'openat', err));

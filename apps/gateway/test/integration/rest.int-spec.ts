@@ -1,5 +1,5 @@
 import { InvalidRefError, encodeBase64, refOf } from '@world/canonical';
-import { HeadConflictError, MESSAGES, type ReplyOf } from '@world/contracts';
+import { COMMIT_BODY_MAX_BYTES, HeadConflictError, MESSAGES, type ReplyOf } from '@world/contracts';
 import { COMMIT_FORBIDDEN_MESSAGE } from '../../src/auth/authenticator.js';
 import { InProcessBus } from '@world/runtime';
 import { startGateway } from '../../src/index.js';
@@ -563,12 +563,15 @@ describe('the /v1 routes against a fake ledger, broker and planner', () => {
       expect(h.world.callsOf('ledger.restCommit')).toEqual([]);
     });
 
-    it('answers a body over 8 MiB 413 PayloadTooLarge', async () => {
-      const res = await commit('x'.repeat(8 * 1024 * 1024 + 1));
+    it('answers a body over COMMIT_BODY_MAX_BYTES 413 PayloadTooLarge, never reaching the ledger', async () => {
+      // Larger than the commit bound leaves for a body, though under the reference's 8 MiB: it
+      // could not travel in one ledger message on an 8 MiB NATS.
+      const res = await commit('x'.repeat(COMMIT_BODY_MAX_BYTES + 1));
       expect(await answer(res)).toEqual([
         413,
-        { error: { class: 'PayloadTooLarge', message: 'request body exceeds 8388608 bytes' } },
+        { error: { class: 'PayloadTooLarge', message: 'request body exceeds 6990520 bytes' } },
       ]);
+      expect(h.world.callsOf('ledger.restCommit')).toEqual([]);
     });
 
     it('passes the ledger’s BadRequest through (content-hash mismatch, DESIGN.md §7.5)', async () => {
