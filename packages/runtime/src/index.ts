@@ -2,6 +2,7 @@ export * from './rpc.js';
 export * from './rpc-exception.filter.js';
 export * from './logger.js';
 export * from './nats-transport.js';
+export * from './bus-fit.js';
 export * from './inprocess-transport.js';
 export * from './trace.js';
 export * from './database.js';

@@ -31,6 +31,7 @@ import {
   type RequestSubject,
   type SubjectName,
 } from '@world/contracts';
+import { maxPayloadShortfall, watchMaxPayload } from './bus-fit.js';
 import { ConfigError } from './config.js';
 import type { ReplyPacket, RequestOptions, RpcClient } from './rpc.js';
 import { InFlight } from './inflight.js';
@@ -374,9 +375,16 @@ export class NatsRpcClient implements RpcClient {
   private constructor(
     private readonly nc: NatsConnection,
     private readonly prefix: string,
+    private readonly url: string,
   ) {
     nc.subscribe(`${this.inbox}*`, { callback: (err, msg) => this.onReply(err, msg) });
     void nc.closed().then(() => this.failPending('connection closed'));
+    watchMaxPayload(nc, () => this.commitFitProblem());
+  }
+
+  /** The server's max_payload as of the last (re)connect, against the commit bound (bus-fit.ts). */
+  commitFitProblem(): string | null {
+    return maxPayloadShortfall(this.nc, (maxPayload) => maxPayloadProblem(maxPayload, this.url));
   }
 
   /**
@@ -393,7 +401,7 @@ export class NatsRpcClient implements RpcClient {
     });
     await assertMaxPayload(nc, url);
     coalesceWrites(nc);
-    return new NatsRpcClient(nc, prefix);
+    return new NatsRpcClient(nc, prefix, url);
   }
 
   /**

@@ -36,6 +36,12 @@ export interface RpcClient {
   ): () => void;
   /** Round-trip check of the transport connection (readiness). */
   ping(): Promise<void>;
+  /**
+   * Why the bus cannot carry World's largest commit right now (a NATS server reconnected to
+   * with a max_payload below COMMIT_MESSAGE_MAX_BYTES: bus-fit.ts), or null when it can. A
+   * transport without such a limit (the in-process bus) does not implement it.
+   */
+  commitFitProblem?(): string | null;
   close(): Promise<void>;
 }
 
