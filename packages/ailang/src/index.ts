@@ -53,6 +53,7 @@ export { CLI_OPS } from './cli/ops.js';
 export { NO_CORPUS_REFUSAL } from './cli/examples.js';
 export { BUILTINS, type BuiltinSpec } from './stdlib/registry.js';
 export { confinePath, confineRoot, type ConfineRoot, type Confined } from './confine/resolve.js';
+export { ConfineRaceError, openParent, type HeldName } from './confine/open.js';
 export {
   hasExtraLinks,
   isInside,

@@ -1,7 +1,13 @@
 import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { confinePath, hasExtraLinks, toolRefusalText, type Access } from '@world/ailang';
+import { open } from 'node:fs/promises';
+import {
+  ConfineRaceError,
+  confinePath,
+  hasExtraLinks,
+  openParent,
+  toolRefusalText,
+  type Access,
+} from '@world/ailang';
 import { READ_CONTENT_MAX_BYTES } from '@world/contracts';
 import { writeFileAtomic } from './atomic-write.js';
 import {
@@ -27,9 +33,12 @@ export const workspaceRead: EffectHandler = {
     const target = confined(ctx, 'read', path, 'read');
     if (typeof target !== 'string') return target;
     try {
-      const file = await readRegularFile(ctx, target, 'read', path, READ_CONTENT_MAX_BYTES);
+      const file = await inParent(ctx, target, false, (at) =>
+        readRegularFile(ctx, at, 'read', path, READ_CONTENT_MAX_BYTES),
+      );
       return file.ok ? { ok: true, content: file.content } : refuse(file.refused);
     } catch (err) {
+      if (err instanceof ConfineRaceError) return refuse(raceText(ctx, 'read', path));
       return refuse(fileErrorText('read', path, 'openat', err));
     }
   },
@@ -54,33 +63,72 @@ export const workspaceWrite: EffectHandler = {
     if (typeof target !== 'string') return target;
     try {
       if (op === 'write') {
-        await mkdir(dirname(target), { recursive: true });
-        await writeFileAtomic(target, Buffer.from(content, 'utf8'));
+        await inParent(ctx, target, true, (at) =>
+          writeFileAtomic(at, Buffer.from(content, 'utf8')),
+        );
         return { ok: true };
       }
-      const file = await readRegularFile(ctx, target, 'edit', path, Number.POSITIVE_INFINITY);
-      if (!file.ok) return refuse(file.refused);
-      const before = file.content;
-      const count = occurrences(before, oldText);
-      if (count === 0)
-        return refuse(
-          `edit ${path}: old_text not found — the file may have changed; read it again`,
-        );
-      if (count > 1)
-        return refuse(
-          `edit ${path}: old_text occurs ${count} times; include more context so it is unique`,
-        );
-      const at = before.indexOf(oldText);
-      await writeFileAtomic(
-        target,
-        Buffer.from(before.slice(0, at) + newText + before.slice(at + oldText.length), 'utf8'),
-      );
-      return { ok: true };
+      return await inParent(ctx, target, false, (at) => edit(ctx, at, path, oldText, newText));
     } catch (err) {
+      if (err instanceof ConfineRaceError) return refuse(raceText(ctx, op, path));
       return refuse(fileErrorText(op, path, op === 'write' ? 'open' : 'openat', err));
     }
   },
 };
+
+/** ailang-edit's read-replace-write of the one occurrence, on the file held at `target`. */
+async function edit(
+  ctx: HandlerContext,
+  target: string,
+  path: string,
+  oldText: string,
+  newText: string,
+): Promise<HandlerOutput> {
+  const file = await readRegularFile(ctx, target, 'edit', path, Number.POSITIVE_INFINITY);
+  if (!file.ok) return refuse(file.refused);
+  const before = file.content;
+  const count = occurrences(before, oldText);
+  if (count === 0)
+    return refuse(`edit ${path}: old_text not found — the file may have changed; read it again`);
+  if (count > 1)
+    return refuse(
+      `edit ${path}: old_text occurs ${count} times; include more context so it is unique`,
+    );
+  const at = before.indexOf(oldText);
+  await writeFileAtomic(
+    target,
+    Buffer.from(before.slice(0, at) + newText + before.slice(at + oldText.length), 'utf8'),
+  );
+  return { ok: true };
+}
+
+/**
+ * Runs f on a confined path's name held through its parent's descriptor (confine/open.ts in
+ * @world/ailang): the parent chain is re-walked from the worktree without following symlinks,
+ * so a directory swapped for a symlink after the check is a ConfineRaceError, not a way out.
+ * @param create make missing parent directories (ailang-write creates them)
+ */
+async function inParent<T>(
+  ctx: HandlerContext,
+  target: string,
+  create: boolean,
+  f: (at: string) => Promise<T>,
+): Promise<T> {
+  // The worktree itself is a real path with no parent to hold: the operation reports it.
+  if (target === ctx.worktree) return f(target);
+  const segments = target.slice(ctx.worktree.length + 1).split('/');
+  const held = openParent(ctx.worktree, segments, create);
+  try {
+    return await f(held.path);
+  } finally {
+    held.close();
+  }
+}
+
+/** A component swapped for a symlink after the check: refused as the escape it would be. */
+function raceText(ctx: HandlerContext, verb: FileVerb, path: string): string {
+  return toolRefusalText(verb, path, ctx.worktree, { kind: 'escape' });
+}
 
 /** The default registry: the two workspace effects (the AILANG effects are plugged in later). */
 export function workspaceHandlers(): Record<string, EffectHandler> {
