@@ -108,3 +108,15 @@ export const TARGETS = {
   /** each service's peak RSS under the 32-client load, MB */
   serviceRssMb: 200,
 } as const;
+
+/** Issue 19's targets against the floor (distributed, same run): World ÷ floor. */
+export const FLOOR_TARGETS = {
+  /** concurrency 1: p50 at most this multiple of the floor's */
+  c1P50Ratio: 1.25,
+  /** concurrency 1: p99 at most this multiple of the floor's */
+  c1P99Ratio: 1.5,
+  /** 32 connections over 32 episodes: calls/s at least this fraction of the floor's */
+  c32ThroughputRatio: 0.8,
+  /** 32 connections over 32 episodes: machine CPU per call at most this multiple of the floor's */
+  c32CpuRatio: 1.25,
+} as const;

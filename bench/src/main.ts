@@ -1,7 +1,7 @@
 /**
- * `pnpm bench [--quick] [--only baseline,distributed,embedded]`: starts the baseline, World
- * distributed and World embedded one after another on this machine, runs every scenario of
- * issue 7 against each, prints the table and the target checks, and writes
+ * `pnpm bench [--quick] [--only baseline,floor,distributed,embedded]`: starts the baseline, the
+ * floor (issue 19), World distributed and World embedded one after another on this machine, runs
+ * every scenario of issue 7 against each, prints the table and the target checks, and writes
  * bench/results/<date>.json (and .md). `--profile` runs the profiling pass instead (profile.ts).
  */
 import { execFileSync } from 'node:child_process';
@@ -30,6 +30,8 @@ import {
 } from './scenarios.js';
 import { startBaselineTarget } from './targets/baseline.js';
 import { startDistributedTarget } from './targets/distributed.js';
+import { startFloorTarget } from './targets/floor.js';
+import { attachFloor } from './report-floor.js';
 import { startEmbeddedTarget } from './targets/embedded.js';
 import type { Target, TargetKind } from './targets/target.js';
 import { runProfile } from './profile.js';
@@ -37,7 +39,7 @@ import { runProfile } from './profile.js';
 /** Where results go: bench/results, or WORLD_BENCH_RESULTS_DIR (the smoke test writes to a temporary directory). */
 const RESULTS_DIR =
   process.env.WORLD_BENCH_RESULTS_DIR ?? fileURLToPath(new URL('../results/', import.meta.url));
-const TARGET_KINDS: TargetKind[] = ['baseline', 'distributed', 'embedded'];
+const TARGET_KINDS: TargetKind[] = ['baseline', 'floor', 'distributed', 'embedded'];
 
 /** Command-line options. */
 export interface BenchArgs {
@@ -164,6 +166,19 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
         ),
       );
     }
+    if (args.only.includes('floor')) {
+      await g('floor', () =>
+        withTarget(
+          () => startFloorTarget(root, fixture, runTag),
+          ctx,
+          hwm,
+          async (t) => {
+            for (const driver of ['http', 'mcp-client'] as const)
+              add(await loadScenarios(ctx, t, driver));
+          },
+        ),
+      );
+    }
     if (args.only.includes('distributed')) {
       await g('distributed', () =>
         withTarget(
@@ -234,6 +249,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
     await rm(root, { recursive: true, force: true });
   }
   attachBaselines(scenarios);
+  attachFloor(scenarios);
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return {
     date,
@@ -253,6 +269,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
     failures,
     notes: [
       'latencies in ms; Δ = World − baseline and × = World / baseline at the same percentile, same driver and concurrency (contention is compared with baseline c8, the episode windows with baseline c1)',
+      '× floor = World / floor (issue 19) at the same percentile, driver and scenario (the episode windows against floor c1); machine CPU = every process of the system (services, nats-server, its PostgreSQL backends), harness excluded',
       'http = autocannon posting raw JSON-RPC tools/call (2025-11-25 headers), one session per connection; mcp-client = @modelcontextprotocol/client 2.4.0, one Client per agent',
       'the log is grown through ledger.commit (7 objects per entry, shaped like a real call); the episode is driven to call 10,000 through direct broker.effect.execute',
     ],

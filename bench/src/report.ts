@@ -5,6 +5,7 @@
  */
 import { TARGETS, type Profile } from './config.js';
 import type { ScenarioResult } from './scenarios.js';
+import { checkFloorTargets, machineCpuMs } from './report-floor.js';
 import { compare, relativeChange } from './stats.js';
 import type { TargetKind } from './targets/target.js';
 
@@ -121,7 +122,7 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
     (v) => v >= TARGETS.distributedC32ThroughputRatio,
     '≥',
   );
-  const worldCalls = scenarios.filter((s) => s.committed !== undefined);
+  const worldCalls = scenarios.filter((s) => s.committed !== undefined && s.target !== 'floor');
   const uncommitted = worldCalls.filter(
     (s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0,
   );
@@ -196,7 +197,7 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
       (v) => v <= TARGETS.serviceRssMb,
     );
   }
-  return checks;
+  return [...checks, ...checkFloorTargets(scenarios)];
 }
 
 function pad(cells: string[], widths: number[]): string {
@@ -219,12 +220,16 @@ const HEAD = [
   'Δp99',
   '×p99',
   '×calls/s',
+  '×p50 floor',
+  '×p99 floor',
+  '×calls/s floor',
   'peak RSS MB',
 ];
 
 function rows(scenarios: ScenarioResult[]): string[][] {
   return scenarios.map((s) => {
     const o = s.overhead;
+    const f = s.floorOverhead;
     const rss = Object.entries(s.rssPeakMb)
       .filter(([name]) => name !== 'harness')
       .map(([name, mb]) => `${name} ${mb.toFixed(0)}`)
@@ -245,6 +250,9 @@ function rows(scenarios: ScenarioResult[]): string[][] {
       o ? `+${o.latency.p99.diffMs.toFixed(2)}` : '',
       o ? o.latency.p99.ratio.toFixed(2) : '',
       o ? o.throughputRatio.toFixed(2) : '',
+      f ? f.latency.p50.ratio.toFixed(2) : '',
+      f ? f.latency.p99.ratio.toFixed(2) : '',
+      f ? f.throughputRatio.toFixed(2) : '',
       rss,
     ];
   });
@@ -262,21 +270,23 @@ const CPU_ORDER = [
   'harness',
 ];
 
-/** CPU ms per call of each process, one row per scenario (the load-independent cost). */
+/**
+ * CPU ms per call of each process, one row per scenario (the load-independent cost); `machine`
+ * is the system's total (harness left out), `×floor` World's machine CPU ÷ the floor's.
+ */
 function cpuTable(scenarios: ScenarioResult[]): string[][] {
   const names = CPU_ORDER.filter((n) => scenarios.some((s) => s.cpuMsPerCall?.[n] !== undefined));
-  const head = ['scenario', 'driver', 'load', ...names, 'World total'];
+  const head = ['scenario', 'driver', 'load', ...names, 'machine', '×floor'];
   const body = scenarios.map((s) => {
     const cpu = s.cpuMsPerCall ?? {};
-    const world = Object.entries(cpu)
-      .filter(([n]) => n !== 'harness' && n !== 'baseline')
-      .reduce((a, [, v]) => a + v, 0);
+    const machine = machineCpuMs(s);
     return [
       `${s.target}/${s.scenario}${s.logEntries === undefined ? '' : `@${s.logEntries}`}`,
       s.driver,
       s.loadavg1 === undefined ? '' : s.loadavg1.toFixed(1),
       ...names.map((n) => (cpu[n] === undefined ? '' : cpu[n]!.toFixed(2))),
-      s.target === 'baseline' ? '' : world.toFixed(2),
+      machine === undefined ? '' : machine.toFixed(2),
+      s.floorCpuRatio === undefined ? '' : s.floorCpuRatio.toFixed(2),
     ];
   });
   return [head, ...body];

@@ -43,6 +43,11 @@ export interface ScenarioResult {
   /** the baseline scenario this one is compared against, and the comparison */
   baselineId?: string;
   overhead?: Comparison;
+  /** World: the floor scenario this one is compared against (issue 19), World ÷ floor, and
+   * World's machine CPU per call ÷ the floor's */
+  floorId?: string;
+  floorOverhead?: Comparison;
+  floorCpuRatio?: number;
 }
 
 /** What a scenario runner needs. */

@@ -4,8 +4,8 @@
  */
 import type { BenchProcess } from '../proc.js';
 
-/** The three systems of a run (issue 7). */
-export type TargetKind = 'baseline' | 'distributed' | 'embedded';
+/** The systems of a run (issue 7; the floor: issue 19). */
+export type TargetKind = 'baseline' | 'floor' | 'distributed' | 'embedded';
 
 /** One client's credentials: the headers it sends, and for World its episode and session. */
 export interface ClientCredential {

@@ -1,0 +1,102 @@
+/**
+ * World against the floor (issue 19): each World tools/call scenario compared with the floor's
+ * scenario of the same kind and driver in the same run (World ÷ floor, beside World ÷ baseline),
+ * machine CPU per call, and the checks of issue 19's targets. Pure: no I/O.
+ */
+import { FLOOR_TARGETS } from './config.js';
+import type { ScenarioResult } from './scenarios.js';
+import { compare } from './stats.js';
+import type { TargetCheck } from './report.js';
+
+/** The floor scenario each World scenario is compared with (the episode windows: floor c1). */
+const FLOOR_OF: Partial<Record<ScenarioResult['scenario'], ScenarioResult['scenario']>> = {
+  c1: 'c1',
+  c8: 'c8',
+  c32: 'c32',
+  contention: 'contention',
+  'episode-early': 'c1',
+  'episode-late': 'c1',
+};
+
+/**
+ * Machine CPU per call of a scenario, ms: the CPU of every process of the system under test
+ * (its services, nats-server, its database's PostgreSQL backends), the harness left out.
+ * Undefined when the scenario has no CPU figures.
+ */
+export function machineCpuMs(s: ScenarioResult): number | undefined {
+  if (s.cpuMsPerCall === undefined) return undefined;
+  return Object.entries(s.cpuMsPerCall)
+    .filter(([name]) => name !== 'harness')
+    .reduce((a, [, v]) => a + v, 0);
+}
+
+/** Attaches to each World tools/call scenario its floor counterpart and World ÷ floor. */
+export function attachFloor(scenarios: ScenarioResult[]): void {
+  for (const s of scenarios) {
+    if (s.target !== 'distributed' && s.target !== 'embedded') continue;
+    const kind = FLOOR_OF[s.scenario];
+    if (kind === undefined) continue;
+    const driver = s.scenario.startsWith('episode') ? 'http' : s.driver;
+    const floor = scenarios.find(
+      (f) => f.target === 'floor' && f.driver === driver && f.scenario === kind,
+    );
+    if (floor === undefined) continue;
+    const world = machineCpuMs(s);
+    const base = machineCpuMs(floor);
+    s.floorId = floor.id;
+    s.floorOverhead = compare(s.summary, floor.summary);
+    if (world !== undefined && base !== undefined && base > 0) s.floorCpuRatio = world / base;
+  }
+}
+
+const ratio = (v: number) => `${v.toFixed(2)}×`;
+
+/** Checks issue 19's targets (N/A when the floor or World's scenario is missing). */
+export function checkFloorTargets(scenarios: ScenarioResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const add = (target: string, value: number | undefined, limit: number, atMost: boolean) => {
+    const missing = value === undefined || Number.isNaN(value);
+    checks.push({
+      target,
+      measured: missing ? 'not measured' : ratio(value),
+      limit: `${atMost ? '≤' : '≥'} ${ratio(limit)}`,
+      status: missing ? 'N/A' : (atMost ? value <= limit : value >= limit) ? 'PASS' : 'MISS',
+    });
+  };
+  const world = (driver: ScenarioResult['driver'], scenario: ScenarioResult['scenario']) =>
+    scenarios.find((s) => s.target === 'distributed' && s.driver === driver && s.scenario === scenario);
+  for (const driver of ['http', 'mcp-client'] as const) {
+    const c1 = world(driver, 'c1');
+    add(`distributed c1 p50 ÷ floor's (${driver})`, c1?.floorOverhead?.latency.p50.ratio, FLOOR_TARGETS.c1P50Ratio, true);
+    add(`distributed c1 p99 ÷ floor's (${driver})`, c1?.floorOverhead?.latency.p99.ratio, FLOOR_TARGETS.c1P99Ratio, true);
+  }
+  const c32 = world('http', 'c32');
+  add(
+    "distributed c32 calls/s ÷ floor's (http, 32 episodes)",
+    c32?.floorOverhead?.throughputRatio,
+    FLOOR_TARGETS.c32ThroughputRatio,
+    false,
+  );
+  add(
+    "distributed c32 machine CPU per call ÷ floor's (http)",
+    c32?.floorCpuRatio,
+    FLOOR_TARGETS.c32CpuRatio,
+    true,
+  );
+  const floorCalls = scenarios.filter((s) => s.target === 'floor' && s.committed !== undefined);
+  const off = floorCalls.filter(
+    (s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0,
+  );
+  checks.push({
+    target: 'floor: every call answered and committed (one entry per call, no errors)',
+    measured:
+      floorCalls.length === 0
+        ? 'not measured'
+        : off.length === 0
+          ? `${floorCalls.length} scenarios`
+          : `off in ${off.map((s) => s.id).join(', ')}`,
+    limit: 'all',
+    status: floorCalls.length === 0 ? 'N/A' : off.length === 0 ? 'PASS' : 'MISS',
+  });
+  return checks;
+}
