@@ -64,11 +64,23 @@ export function checkFloorTargets(scenarios: ScenarioResult[]): TargetCheck[] {
     });
   };
   const world = (driver: ScenarioResult['driver'], scenario: ScenarioResult['scenario']) =>
-    scenarios.find((s) => s.target === 'distributed' && s.driver === driver && s.scenario === scenario);
+    scenarios.find(
+      (s) => s.target === 'distributed' && s.driver === driver && s.scenario === scenario,
+    );
   for (const driver of ['http', 'mcp-client'] as const) {
     const c1 = world(driver, 'c1');
-    add(`distributed c1 p50 ÷ floor's (${driver})`, c1?.floorOverhead?.latency.p50.ratio, FLOOR_TARGETS.c1P50Ratio, true);
-    add(`distributed c1 p99 ÷ floor's (${driver})`, c1?.floorOverhead?.latency.p99.ratio, FLOOR_TARGETS.c1P99Ratio, true);
+    add(
+      `distributed c1 p50 ÷ floor's (${driver})`,
+      c1?.floorOverhead?.latency.p50.ratio,
+      FLOOR_TARGETS.c1P50Ratio,
+      true,
+    );
+    add(
+      `distributed c1 p99 ÷ floor's (${driver})`,
+      c1?.floorOverhead?.latency.p99.ratio,
+      FLOOR_TARGETS.c1P99Ratio,
+      true,
+    );
   }
   const c32 = world('http', 'c32');
   add(

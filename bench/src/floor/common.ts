@@ -61,11 +61,17 @@ export function pgPool(role: string): pg.Pool {
 
 /** JSON of a message's payload. */
 export function decode<T>(data: Uint8Array): T {
-  return JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as T;
+  return JSON.parse(
+    Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'),
+  ) as T;
 }
 
 /** Logs the ready line (`{"msg":"ready",…}`) and stops cleanly on SIGTERM/SIGINT. */
-export function serve(role: string, extra: Record<string, unknown>, close: () => Promise<void>): void {
+export function serve(
+  role: string,
+  extra: Record<string, unknown>,
+  close: () => Promise<void>,
+): void {
   process.stdout.write(`${JSON.stringify({ msg: 'ready', role, pid: process.pid, ...extra })}\n`);
   const stop = () =>
     void close().then(

@@ -37,7 +37,9 @@ async function start(): Promise<void> {
           )
         ).data,
       );
-      return reply.ok ? { ok: true, content: reply.content } : { ok: false, refused: reply.refused };
+      return reply.ok
+        ? { ok: true, content: reply.content }
+        : { ok: false, refused: reply.refused };
     },
   );
   serve('gateway', { url: running.url }, async () => {

@@ -24,8 +24,7 @@ export interface InvokeRequest {
 
 /** What the planner answers: the tool's output and, when committed, the entry's index. */
 export type InvokeReply =
-  | { ok: true; content: string; entryIndex: number }
-  | { ok: false; refused: string };
+  { ok: true; content: string; entryIndex: number } | { ok: false; refused: string };
 
 async function start(): Promise<void> {
   const nc = await natsConnect('planner');

@@ -11,6 +11,7 @@ describe('areaOf (which code a sample belongs to)', () => {
       'world:ledger',
     ],
     ['canonicalJson', 'file:///work/main/packages/canonical/dist/jcs.js', 'world:canonical'],
+    ['invoke', 'file:///work/wt/t19/bench/dist/floor/planner.js', 'bench:floor'],
     [
       'parse',
       'file:///work/main/node_modules/.pnpm/zod@4.6.7/node_modules/zod/v4/core/parse.js',

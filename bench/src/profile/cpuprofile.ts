@@ -43,7 +43,8 @@ const IDLE = new Set(['(idle)']);
 
 /**
  * The area of a call frame: `world:<package>` for World's code, the npm package for a
- * dependency, `node:internal` for Node's own JavaScript, `(gc)`/`(program)` for V8's buckets.
+ * dependency, `bench:<dir>` for the bench's own processes (the floor), `node:internal` for Node's
+ * own JavaScript, `(gc)`/`(program)` for V8's buckets.
  */
 export function areaOf(functionName: string, url: string): string {
   if (url === '') {
@@ -51,7 +52,10 @@ export function areaOf(functionName: string, url: string): string {
     if (functionName.startsWith('(')) return functionName;
     return '(native)';
   }
-  const world = /\/(apps|packages|bench)\/([^/]+)\/(dist|src)\//.exec(url);
+  // The bench's own processes (the floor, the baseline) are not World: `bench:<dir>`.
+  const bench = /\/bench\/(?:dist|src)\/([^/]+)\//.exec(url);
+  if (bench !== null && !url.includes('/node_modules/')) return `bench:${bench[1]}`;
+  const world = /\/(apps|packages)\/([^/]+)\/(dist|src)\//.exec(url);
   if (world !== null && !url.includes('/node_modules/')) return `world:${world[2]}`;
   const pnpm = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pnpm !== null) return pnpm[1]!;
@@ -65,7 +69,7 @@ function shortUrl(url: string): string {
   const i = url.lastIndexOf('/node_modules/');
   if (i >= 0)
     return url.slice(i + '/node_modules/'.length).replace(/^\.pnpm\/[^/]+\/node_modules\//, '');
-  const w = /\/((?:apps|packages)\/.*)$/.exec(url);
+  const w = /\/((?:apps|packages|bench)\/.*)$/.exec(url);
   return w ? w[1]! : url;
 }
 

@@ -54,7 +54,17 @@ export async function startFloorTarget(
   const nats = startProcess(
     'nats',
     'nats-server',
-    ['-c', repoPath('infra/nats/nats.conf'), '-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', natsDir],
+    [
+      '-c',
+      repoPath('infra/nats/nats.conf'),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(natsPort),
+      '-js',
+      '-sd',
+      natsDir,
+    ],
     { PATH: process.env.PATH },
   );
   const started: BenchProcess[] = [nats];
@@ -63,7 +73,9 @@ export async function startFloorTarget(
   const cleanup = async () => {
     for (const p of started.reverse()) await p.stop();
     if (dbCreated)
-      await withClient(adminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+      await withClient(adminUrl(), (c) =>
+        c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`),
+      );
   };
   try {
     await nats.waitFor(/Server is ready/);
