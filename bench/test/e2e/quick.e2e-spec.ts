@@ -1,8 +1,8 @@
 /**
  * The CI smoke run of the bench (issue 7: "a --quick mode … for a smoke run in CI; its numbers
- * are not judged there"): `node bench/run.mjs --quick` must start all three systems, run every
- * scenario with every call answered and committed, and write a complete report. No timing is
- * asserted.
+ * are not judged there"): `node bench/run.mjs --quick` must start all four systems (the floor
+ * of issue 19 among them), run every scenario with every call answered and committed, and write
+ * a complete report. No timing is asserted.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -37,7 +37,7 @@ describe('pnpm bench --quick', () => {
   });
 
   it(
-    'runs every scenario on the baseline and both World modes and reports every target',
+    'runs every scenario on the baseline, the floor and both World modes and reports every target',
     async () => {
       const { code, output } = await runQuick(dir);
       expect({ code, tail: code === 0 ? '' : output.slice(-3000) }).toEqual({ code: 0, tail: '' });
@@ -52,6 +52,14 @@ describe('pnpm bench --quick', () => {
         'baseline/mcp-client/c1',
         'baseline/mcp-client/c8',
         'baseline/mcp-client/c32',
+        'floor/http/c1',
+        'floor/http/c8',
+        'floor/http/c32',
+        'floor/http/contention',
+        'floor/mcp-client/c1',
+        'floor/mcp-client/c8',
+        'floor/mcp-client/c32',
+        'floor/mcp-client/contention',
         'distributed/http/log-read',
         'distributed/http/c1',
         'distributed/mcp-client/c1',
@@ -82,7 +90,7 @@ describe('pnpm bench --quick', () => {
         (s) => s.committed !== undefined && s.committed.calls !== s.committed.entries,
       );
       expect(uncommitted.map((s) => s.id)).toEqual([]);
-      expect(report.targets).toHaveLength(15);
+      expect(report.targets).toHaveLength(22);
       expect(report.targets.filter((t) => t.status === 'N/A').map((t) => t.target)).toEqual([]);
     },
     SMOKE_TIMEOUT_MS,
