@@ -7,7 +7,6 @@ import {
   ConfigError,
   INTEGRITY_BUDGET,
   connectRpc,
-  openPglite,
   serviceLogger,
   startIntegrityScan,
   startMicroservice,
@@ -36,8 +35,8 @@ export const BROKER_MIGRATION_LOCK_KEY = 0x62726b72;
 /** Options of startBroker. */
 export interface BrokerOptions {
   transport: TransportConfig;
-  /** the broker's database; absent → an in-memory PGlite owned (and closed) by the broker */
-  database?: DatabaseHandle;
+  /** the broker's database (PostgreSQL); the caller owns it and closes it after close() */
+  database: DatabaseHandle;
   replica?: string;
   /** World's state directory (default ./.world, resolved to an absolute path) */
   worldHome?: string;
@@ -120,18 +119,12 @@ export async function resolveBrokerSettings(
 export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
   const replica = options.replica ?? `broker-${randomUUID()}`;
   const settings = await resolveBrokerSettings(options, replica);
-  const ownDatabase = options.database === undefined;
-  const database = options.database ?? (await openPglite());
-  try {
-    await database.migrate({
-      folder: BROKER_MIGRATIONS_FOLDER,
-      table: BROKER_MIGRATIONS_TABLE,
-      lockKey: BROKER_MIGRATION_LOCK_KEY,
-    });
-  } catch (err) {
-    if (ownDatabase) await database.close();
-    throw err;
-  }
+  const database = options.database;
+  await database.migrate({
+    folder: BROKER_MIGRATIONS_FOLDER,
+    table: BROKER_MIGRATIONS_TABLE,
+    lockKey: BROKER_MIGRATION_LOCK_KEY,
+  });
   const rpc = await connectRpc(options.transport, `broker-${replica}`);
   const handlers = {
     ...workspaceHandlers(),
@@ -179,7 +172,6 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       await app.close();
       await integrity.done;
       await rpc.close();
-      if (ownDatabase) await database.close();
     },
   };
 }

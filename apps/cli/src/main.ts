@@ -4,7 +4,7 @@ import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
 import { CliError } from './commands/util.js';
 import { registerClientCommands } from './commands/register.js';
 
-// `start` and `up` load every service (Nest, PGlite, the toolchain); the client verbs need none
+// `start` and `up` load every service (Nest, PostgreSQL, the toolchain); the client verbs need none
 // of it, so those two are imported only when they run.
 
 /** The `world` command (apps/cli). */
@@ -18,7 +18,7 @@ export function buildProgram(): Command {
   program
     .command('start')
     .description(
-      'run the whole of World in this process (embedded PGlite unless NATS_URL and DATABASE_URL are set)',
+      'run the whole of World in this process (embedded PostgreSQL unless NATS_URL and DATABASE_URL are set)',
     )
     .option('--bind <host:port>', 'gateway address', process.env.WORLD_BIND ?? '127.0.0.1:7644')
     .option('--public-reads', 'serve GET /v1/* without a session (or WORLD_PUBLIC_READS=1)', false)

@@ -67,6 +67,11 @@ export interface GatewayOptions {
    * in its `/readyz` (world-spec §2.18); each process of a distributed World shows its own.
    */
   integrity?: ReadinessChecks['integrity'];
+  /**
+   * The database of the services running beside it in one process (`world start`): its /readyz
+   * says `database: failed` while that database does not answer (e.g. its server died).
+   */
+  database?: ReadinessChecks['database'];
 }
 
 /** A started gateway: a RunningService with the URL it answers on. */
@@ -102,6 +107,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const rpc = await connectRpc(options.transport, replica);
   const checks: ReadinessChecks = {
     ...(options.transport.kind === 'nats' && { nats: () => rpc.ping() }),
+    ...(options.database !== undefined && { database: options.database }),
     ...(options.integrity !== undefined && { integrity: options.integrity }),
   };
   const sessions = new SessionResolver(rpc);

@@ -13,8 +13,6 @@ import {
 } from '@world/canonical';
 import type { CommitAuthor, RequestOf } from '@world/contracts';
 import {
-  InProcessBus,
-  openPglite,
   openPostgres,
   type DatabaseHandle,
   type TransportConfig,
@@ -35,7 +33,10 @@ export interface ModeSetup {
   teardown(): Promise<void>;
 }
 
-/** PostgreSQL + NATS (distributed mode) and PGlite + the in-process bus (embedded mode). */
+/**
+ * The run mode the integration suites cover: PostgreSQL + NATS, once (issue 13: embedded World
+ * runs on PostgreSQL too; its in-process bus is covered by apps/cli's e2e suites).
+ */
 export const MODES: Array<[string, () => Promise<ModeSetup>]> = [
   [
     'PostgreSQL + NATS',
@@ -59,25 +60,6 @@ export const MODES: Array<[string, () => Promise<ModeSetup>]> = [
             await other.database.close();
             await other.tdb.drop();
           }
-        },
-      };
-    },
-  ],
-  [
-    'PGlite + in-process',
-    async () => {
-      const database = await openPglite();
-      const others: DatabaseHandle[] = [];
-      return {
-        transport: { kind: 'inproc', bus: new InProcessBus() },
-        database,
-        async another() {
-          others.push(await openPglite());
-          return others[others.length - 1]!;
-        },
-        async teardown() {
-          await database.close();
-          for (const other of others) await other.close();
         },
       };
     },

@@ -14,8 +14,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BadRequestError, DeadlineExceededError, NotFoundError, READ_ALL } from '@world/contracts';
-import { ConfigError, InProcessBus, openPglite } from '@world/runtime';
-import { eventually } from '@world/testing';
+import { ConfigError, InProcessBus, openPostgres } from '@world/runtime';
+import { createTestDatabase, eventually } from '@world/testing';
 import { startBroker } from '../../src/index.js';
 import { EpisodesRepository } from '../../src/episodes/episodes.repository.js';
 import { LeaseSignals } from '../../src/episodes/lease-signals.js';
@@ -262,7 +262,8 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
 describe('broker start-up', () => {
   it('refuses to start when the policies directory lies inside the workspace root (world-spec §8.2)', async () => {
     const home = await realpath(await mkdtemp(join(tmpdir(), 'broker-home-')));
-    const database = await openPglite();
+    const testDb = await createTestDatabase('broker_startup');
+    const database = await openPostgres(testDb.url);
     try {
       await expect(
         startBroker({
@@ -278,6 +279,7 @@ describe('broker start-up', () => {
       );
     } finally {
       await database.close();
+      await testDb.drop();
       await rm(home, { recursive: true, force: true });
     }
   });

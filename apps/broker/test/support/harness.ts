@@ -5,8 +5,6 @@ import { sql } from 'drizzle-orm';
 import type { RequestOf } from '@world/contracts';
 import {
   connectRpc,
-  InProcessBus,
-  openPglite,
   openPostgres,
   type DatabaseHandle,
   type RpcClient,
@@ -17,11 +15,11 @@ import { startBroker, type BrokerOptions, type RunningBroker } from '../../src/i
 import { effectRequestObject } from '../../src/effects/effect-objects.js';
 import type { EffectStart } from '../../src/effects/effects.repository.js';
 
-/** The two run modes every integration suite covers (DESIGN.md §5). */
-export const MODES: Array<[string, 'nats' | 'inproc']> = [
-  ['NATS and PostgreSQL', 'nats'],
-  ['the in-process bus and PGlite', 'inproc'],
-];
+/**
+ * The run mode the integration suites cover: NATS and real PostgreSQL, once (issue 13: embedded
+ * World runs on PostgreSQL too; its in-process bus is covered by apps/cli's e2e suites).
+ */
+export const MODES: Array<[string, 'nats']> = [['NATS and PostgreSQL', 'nats']];
 
 /** A booted broker with a client, its database and its directories. */
 export interface Harness {
@@ -41,24 +39,20 @@ export interface Harness {
 /** Long enough for any request of these suites, including lease waits. */
 export const RPC_TIMEOUT_MS = 30_000;
 
-/** Starts a broker (real PostgreSQL + NATS, or PGlite + in-process bus) in fresh directories. */
+/** Starts a broker (real PostgreSQL + NATS) in fresh directories. */
 export async function startHarness(
-  mode: 'nats' | 'inproc',
+  mode: 'nats',
   options: Pick<BrokerOptions, 'handlers' | 'workspaceRoot'> = {},
 ): Promise<Harness> {
   const worldHome = await realpath(await mkdtemp(join(tmpdir(), 'broker-it-')));
-  let database: DatabaseHandle;
-  let transport: TransportConfig;
-  let drop = async () => undefined as void;
-  if (mode === 'nats') {
-    const testDb = await createTestDatabase('broker');
-    database = await openPostgres(testDb.url, { max: 12 });
-    transport = { kind: 'nats', url: testNatsUrl(), prefix: uniquePrefix('broker') };
-    drop = () => testDb.drop();
-  } else {
-    database = await openPglite();
-    transport = { kind: 'inproc', bus: new InProcessBus() };
-  }
+  const testDb = await createTestDatabase('broker');
+  const database = await openPostgres(testDb.url, { max: 12 });
+  const transport: TransportConfig = {
+    kind: 'nats',
+    url: testNatsUrl(),
+    prefix: uniquePrefix('broker'),
+  };
+  const drop = () => testDb.drop();
   const broker = await startBroker({
     transport,
     database,

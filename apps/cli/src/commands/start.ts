@@ -114,14 +114,15 @@ export function startConfig(
 }
 
 /**
- * `world start`: the whole of World in this process. Embedded (PGlite under $WORLD_HOME, an
- * in-process bus) unless NATS_URL and DATABASE_URL are both set, then the same services on NATS
+ * `world start`: the whole of World in this process. Embedded (its own PostgreSQL server on
+ * $WORLD_HOME/pgdata, an in-process bus) unless NATS_URL and DATABASE_URL are both set, then the same services on NATS
  * and PostgreSQL. Validates the configuration first (startConfig), then holds the exclusive lock
  * on WORLD_HOME for the process's lifetime (underHomeLock: a second World on the same home exits 2
  * naming the holder's pid), creates the `demo` episode and its session, prints how to connect,
  * runs until SIGINT/SIGTERM; the returned system's close() releases the lock.
  * @throws ConfigError (exit 2) for a bad option or variable; CliError (exit 2) when another
- *   process holds WORLD_HOME
+ *   process holds WORLD_HOME, or its pgdata holds a PGlite database, or (as root) the cluster's
+ *   user cannot be set up
  */
 export async function startCommand(
   options: StartOptions,
@@ -168,6 +169,7 @@ async function startLocked(
         publicReads: config.publicReads,
         callDeadlineMs,
         broker,
+        say: (line) => process.stdout.write(`${line}\n`),
       });
   const demo = await bootstrapDemo(system.rpc, paths).catch(async (err: unknown) => {
     await system.close();
@@ -175,7 +177,7 @@ async function startLocked(
   });
   const mcp = `${system.url}/mcp`;
   const lines = [
-    `World is running (${distributed ? 'distributed: NATS + PostgreSQL' : `embedded: PGlite at ${paths.pgdata}, no NATS`})`,
+    `World is running (${distributed ? 'distributed: NATS + PostgreSQL' : `embedded: PostgreSQL at ${paths.pgdata}, no NATS`})`,
     `  MCP endpoint:  ${mcp}`,
     `  episode:       ${demo.episodeId} (worktree ${demo.worktree})`,
     `  session token: ${demo.sessionFile}${demo.reused ? ' (kept from the last start)' : ' (new)'}`,

@@ -1,7 +1,6 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  openPglite,
+  openPostgres,
   sharedHandle,
   connectRpc,
   InProcessBus,
@@ -15,6 +14,7 @@ import { startBroker } from '@world/broker';
 import { startPlanner } from '@world/planner';
 import { startGateway, type BindAddress } from '@world/gateway';
 import type { WorldPaths } from './paths.js';
+import { startPostgresServer, type PostgresServer } from './postgres/index.js';
 
 /** A whole World (four services + the edge) started in this process. */
 export interface System {
@@ -25,6 +25,8 @@ export interface System {
   mode: 'embedded' | 'distributed';
   services: RunningService[];
   database: DatabaseHandle;
+  /** embedded mode: the PostgreSQL server `world start` runs (absent with a given database) */
+  postgres?: PostgresServer;
   close(): Promise<void>;
 }
 
@@ -57,24 +59,56 @@ export interface SystemOptions {
 }
 
 /**
- * Embedded mode (DESIGN.md §5): PGlite (on disk under paths.pgdata, or in memory when
- * `dataDir` is null) and one in-process bus carry the same contract messages as PostgreSQL and
- * NATS; the same service modules run.
+ * Embedded mode (DESIGN.md §5): World's own PostgreSQL server on `paths.pgdata`
+ * (postgres/server.ts: created on first start, stopped after the services, watched, restarted
+ * when it dies) and one in-process bus carry the same contract messages as distributed World's
+ * PostgreSQL and NATS; the same service modules run. With `database` (tests: a database on the
+ * machine's PostgreSQL) no server is started; close() closes the handle, as in distributed mode.
+ * @throws what startPostgresServer throws (CliError exit 2 for an unusable WORLD_HOME)
  */
 export async function startEmbedded(
-  options: SystemOptions & { dataDir?: string | null },
+  options: SystemOptions & { database?: DatabaseHandle; say?: (line: string) => void },
 ): Promise<System> {
-  const dataDir = options.dataDir === undefined ? options.paths.pgdata : options.dataDir;
-  if (dataDir !== null) await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const database = await openPglite(dataDir ?? undefined);
+  let server: PostgresServer | undefined;
+  let database = options.database;
+  if (database === undefined) {
+    server = await startPostgresServer({ home: options.paths.home, say: options.say });
+    try {
+      database = await openPostgres(server.url, { applicationName: 'world-embedded' });
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+  }
   const transport: TransportConfig = { kind: 'inproc', bus: new InProcessBus() };
-  return startServices(
-    'embedded',
-    transport,
-    database,
-    options,
-    dataDir === null ? 'memory' : dataDir,
-  );
+  try {
+    const system = await startServices(
+      'embedded',
+      transport,
+      database,
+      options,
+      server?.pgdata ?? 'postgres',
+    );
+    if (server === undefined) return system;
+    const owned = server;
+    return {
+      ...system,
+      postgres: owned,
+      async close() {
+        try {
+          await system.close();
+        } finally {
+          await owned.stop();
+        }
+      },
+    };
+  } catch (err) {
+    if (server !== undefined) {
+      await database.close().catch(() => undefined);
+      await server.stop();
+    }
+    throw err;
+  }
 }
 
 /**
@@ -136,7 +170,8 @@ async function startServices(
       logStreamRunMs: options.logStreamRunMs,
       agui: options.agui,
       dbPath,
-      // One process: its /readyz shows the ledger's and the broker's integrity scans.
+      // One process: its /readyz shows the database and the ledger's and broker's integrity scans.
+      database: () => database.ping(),
       integrity: () => ({ ledger: ledger.integrity.report(), broker: broker.integrity.report() }),
     });
     services.push(gateway);

@@ -78,7 +78,7 @@ export async function makeHome(home: string): Promise<void> {
 
 /**
  * Takes the exclusive lock on a World home for this process's lifetime, so two World instances
- * never serve one PGlite directory (or one set of worktrees) at once. The lock is a directory
+ * never serve one PostgreSQL cluster (or one set of worktrees) at once. The lock is a directory
  * (`<home>/world.lock`, created atomically by proper-lockfile and refreshed while held); the
  * holder's pid and host are written next to it. A lock left by a holder that died is recovered:
  * on this host at once when its pid no longer runs, anywhere once it is older than `staleMs`.

@@ -50,20 +50,13 @@ function expectExit(r: CliRun, code: number): void {
 /** Replaces an object's stored payload in the ledger's table, as an attacker with database access would. */
 async function alterStoredPayload(w: TestSystem, ref: string, text: string): Promise<number> {
   const sql = 'UPDATE ledger.objects SET payload = convert_to($1, $2) WHERE hash = $3';
-  if (w.databaseUrl !== undefined) {
-    const client = new pg.Client({ connectionString: w.databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(sql, [text, 'UTF8', ref])).rowCount ?? 0;
-    } finally {
-      await client.end();
-    }
+  const client = new pg.Client({ connectionString: w.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, [text, 'UTF8', ref])).rowCount ?? 0;
+  } finally {
+    await client.end();
   }
-  // Embedded: the same statement on the PGlite database the system runs on.
-  const db = w.system.database.db as unknown as {
-    $client: { query(q: string, p: unknown[]): Promise<{ affectedRows?: number }> };
-  };
-  return (await db.$client.query(sql, [text, 'UTF8', ref])).affectedRows ?? 0;
 }
 
 /**

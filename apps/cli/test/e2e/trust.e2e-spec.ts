@@ -523,7 +523,11 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
       };
       expect([res.status, body]).toEqual([
         200,
-        { status: 'ready', checks: { nats: 'ok' }, integrity: { ledger: clean, broker: clean } },
+        {
+          status: 'ready',
+          checks: { database: 'ok', nats: 'ok' },
+          integrity: { ledger: clean, broker: clean },
+        },
       ]);
     },
     E2E_TIMEOUT_MS,

@@ -1,7 +1,9 @@
 /**
  * The end-to-end harness: a whole World booted in this process, in either run mode, driven over
- * HTTP like an agent would (DESIGN.md §6). Embedded = PGlite in memory + the in-process bus;
- * distributed = a fresh PostgreSQL database + real NATS under a fresh subject prefix.
+ * HTTP like an agent would (DESIGN.md §6). Embedded = the in-process bus on a fresh database of
+ * the machine's PostgreSQL (the server `world start` runs itself is covered by start-up and
+ * postgres e2e suites); distributed = a fresh PostgreSQL database + real NATS under a fresh
+ * subject prefix.
  */
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -59,8 +61,8 @@ export interface TestSystem {
   url: string;
   paths: WorldPaths;
   operatorToken: string;
-  /** distributed mode: the PostgreSQL database's connection string (embedded: undefined) */
-  databaseUrl?: string;
+  /** the PostgreSQL database's connection string */
+  databaseUrl: string;
   /** Creates an episode whose worktree holds these files (relative path → content). */
   episode(episodeId: string, files?: Record<string, string>): Promise<string>;
   /** Mints a session and returns its token. */
@@ -109,12 +111,16 @@ export async function startTestSystem(
     WORLD_HOME: join(home, 'home'),
     WORLD_WORKSPACE_ROOT: join(home, 'ws'),
   });
-  let db: TestDatabase | undefined;
+  const db: TestDatabase = await createTestDatabase('e2e');
   let system: System;
   if (mode === 'embedded') {
-    system = await startEmbedded({ paths, bind: '127.0.0.1:0', dataDir: null, ...options });
+    system = await startEmbedded({
+      paths,
+      bind: '127.0.0.1:0',
+      database: await openPostgres(db.url, { max: 10 }),
+      ...options,
+    });
   } else {
-    db = await createTestDatabase('e2e');
     system = await startDistributedInProcess({
       paths,
       bind: '127.0.0.1:0',
@@ -159,7 +165,7 @@ export async function startTestSystem(
     url,
     paths,
     operatorToken,
-    databaseUrl: db?.url,
+    databaseUrl: db.url,
     async episode(episodeId, files = {}) {
       const dir = await mkdtemp(join(tmpdir(), 'world-e2e-src-'));
       for (const [rel, content] of Object.entries(files)) {
@@ -238,7 +244,7 @@ export async function startTestSystem(
     async close() {
       for (const c of clients) await c.close().catch(() => undefined);
       await system.close();
-      await db?.drop();
+      await db.drop();
       await rm(home, { recursive: true, force: true });
     },
   };

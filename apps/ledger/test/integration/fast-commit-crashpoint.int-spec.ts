@@ -9,7 +9,8 @@
  * process.kill is stubbed to throw instead of killing jest.
  */
 import { parseRequest, type ParsedRequestOf, type RequestOf } from '@world/contracts';
-import { openPglite, type DatabaseHandle } from '@world/runtime';
+import { openPostgres, type DatabaseHandle } from '@world/runtime';
+import { createTestDatabase, type TestDatabase } from '@world/testing';
 import {
   LEDGER_LOCK_KEY,
   LEDGER_MIGRATIONS_FOLDER,
@@ -32,11 +33,13 @@ const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.co
 
 describe('inside-commit crash point on a commit that writes nothing (resend)', () => {
   let database: DatabaseHandle;
+  let testDb: TestDatabase;
   let deps: CommitDeps;
   const realKill = process.kill.bind(process);
 
   beforeAll(async () => {
-    database = await openPglite();
+    testDb = await createTestDatabase('ledger_crashpoint');
+    database = await openPostgres(testDb.url);
     await database.migrate({
       folder: LEDGER_MIGRATIONS_FOLDER,
       table: LEDGER_MIGRATIONS_TABLE,
@@ -52,6 +55,7 @@ describe('inside-commit crash point on a commit that writes nothing (resend)', (
     process.kill = realKill;
     delete process.env.WORLD_CRASHPOINT;
     await database?.close();
+    await testDb?.drop();
   });
 
   const armed = async <T>(work: () => Promise<T>): Promise<T | Crashed> => {

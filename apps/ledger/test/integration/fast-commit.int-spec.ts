@@ -270,7 +270,7 @@ function expectDenseAndLinked(
 describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode, setupMode) => {
   let mode: ModeSetup;
   let database: DatabaseHandle;
-  /** a second replica's handle: its own pool on PostgreSQL, the one backend on PGlite */
+  /** a second replica's handle: its own pool on the same database */
   let other: DatabaseHandle;
 
   beforeAll(async () => {
@@ -287,7 +287,7 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
 
   it('commits lone calls on a warm replica in one round trip each, with the same rows, replies and events as the commit transaction', async () => {
     // The fast side runs on this file's database, still at genesis (first test; asserted
-    // below), the transaction side on a fresh twin (a PGlite costs seconds of CPU to open).
+    // below), the transaction side on a fresh twin database.
     const fastDb = database;
     const txDb = await mode.another();
     await prepareLedger(txDb);

@@ -1,7 +1,6 @@
 /**
  * A whole World in this process for the operations tests: ledger, broker, planner and gateway on
- * one transport (the in-process bus with in-memory PGlite, or real NATS with a fresh PostgreSQL
- * database), each service with its own health server on a free loopback port, as its process
+ * one transport (the in-process bus, or real NATS), on a fresh PostgreSQL database, each service with its own health server on a free loopback port, as its process
  * entry would start it with WORLD_HEALTH_PORT=0.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,7 +13,6 @@ import { startLedger } from '@world/ledger';
 import {
   InProcessBus,
   connectRpc,
-  openPglite,
   openPostgres,
   sharedHandle,
   startHealthServer,
@@ -71,17 +69,12 @@ const SESSION_TTL_SECONDS = 3600;
 /** Boots the four services in the given mode. */
 export async function startOpsSystem(mode: Mode): Promise<OpsSystem> {
   const home = await mkdtemp(join(tmpdir(), `world-ops-${mode}-`));
-  let tdb: TestDatabase | undefined;
-  let database: DatabaseHandle;
-  let transport: TransportConfig;
-  if (mode === 'embedded') {
-    database = await openPglite();
-    transport = { kind: 'inproc', bus: new InProcessBus() };
-  } else {
-    tdb = await createTestDatabase('ops');
-    database = await openPostgres(tdb.url, { max: 10 });
-    transport = { kind: 'nats', url: testNatsUrl(), prefix: uniquePrefix('ops') };
-  }
+  const tdb: TestDatabase = await createTestDatabase('ops');
+  const database: DatabaseHandle = await openPostgres(tdb.url, { max: 10 });
+  const transport: TransportConfig =
+    mode === 'embedded'
+      ? { kind: 'inproc', bus: new InProcessBus() }
+      : { kind: 'nats', url: testNatsUrl(), prefix: uniquePrefix('ops') };
   let hook: (() => Promise<void>) | undefined;
   const read: EffectHandler = {
     ...workspaceRead,

@@ -1,7 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@world/testing';
 import {
   CLIENT_CHECK_INTERVAL_MS,
-  openPglite,
   openPostgres,
   type DatabaseHandle,
 } from '../../src/index.js';
@@ -14,7 +13,6 @@ const drivers: Array<[string, () => Promise<{ handle: DatabaseHandle; db?: TestD
       return { handle: await openPostgres(db.url), db };
     },
   ],
-  ['PGlite', async () => ({ handle: await openPglite() })],
 ];
 
 describe.each(drivers)('raw statements and transactions on %s', (_name, open) => {
