@@ -102,7 +102,7 @@ export async function openPostgres(
   });
   pool.on('error', (err) => logger.warn({ err }, 'idle postgres client failed'));
   const db = drizzlePg(pool) as unknown as Database;
-  const listeners: pg.PoolClient[] = [];
+  const listeners = new Set<() => Promise<void>>();
   return {
     db,
     async migrate(m) {
@@ -126,6 +126,11 @@ export async function openPostgres(
     query: rawPg(pool),
     async transaction(fn) {
       const client = await pool.connect();
+      // A connection that fails between statements emits 'error' (no statement to reject): the
+      // next statement fails instead, and the connection is destroyed below, not reused.
+      let failed: Error | undefined;
+      const onError = (err: Error) => (failed = err);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(rawPg(client));
@@ -135,29 +140,93 @@ export async function openPostgres(
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(failed);
       }
     },
     async ping() {
       await pool.query('SELECT 1');
     },
     async listen(channel, listener) {
-      const client = await pool.connect();
-      listeners.push(client);
-      client.on('notification', (n) => {
-        if (n.channel === channel) listener(n.payload ?? '');
-      });
-      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      const stop = await listenResilient(pool, channel, listener);
+      listeners.add(stop);
       return async () => {
-        await client.query(`UNLISTEN "${channel.replace(/"/g, '')}"`).catch(() => undefined);
-        client.release();
-        listeners.splice(listeners.indexOf(client), 1);
+        listeners.delete(stop);
+        await stop();
       };
     },
     async close() {
-      for (const client of listeners.splice(0)) client.release();
+      for (const stop of [...listeners]) await stop();
+      listeners.clear();
       await pool.end();
     },
+  };
+}
+
+/** How long (ms) a LISTEN connection that failed waits before it listens again. */
+export const LISTEN_RETRY_MS = 500;
+
+/**
+ * LISTEN on a connection of its own that outlives a server restart: when the connection fails
+ * (the server died or restarted: `world start` restarts its own), it is dropped and a new one
+ * listens after LISTEN_RETRY_MS, again until one succeeds. Notifications sent while no connection
+ * listens are lost; World's listeners also poll (a lost one only delays a waiter). Without this
+ * the failed connection's 'error' event had no handler and ended the process.
+ * @returns stops listening (UNLISTEN, releases the connection)
+ * @throws the first connection's error (the database does not answer at start)
+ */
+async function listenResilient(
+  pool: pg.Pool,
+  channel: string,
+  listener: (payload: string) => void,
+): Promise<() => Promise<void>> {
+  const quoted = `"${channel.replace(/"/g, '')}"`;
+  let current: { client: pg.PoolClient; drop: (err?: Error) => void } | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const again = () => {
+    if (stopped || retry !== undefined) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch(again);
+    }, LISTEN_RETRY_MS);
+    retry.unref();
+  };
+  const connect = async (): Promise<void> => {
+    const client = await pool.connect();
+    let released = false;
+    const drop = (err?: Error) => {
+      if (released) return;
+      released = true;
+      if (current?.client === client) current = undefined;
+      // A failed connection is destroyed, not returned to the pool.
+      client.release(err);
+    };
+    client.on('notification', (n) => {
+      if (n.channel === channel) listener(n.payload ?? '');
+    });
+    client.on('error', (err) => {
+      logger.warn({ err, channel }, 'LISTEN connection failed; listening again');
+      drop(err);
+      again();
+    });
+    try {
+      await client.query(`LISTEN ${quoted}`);
+    } catch (err) {
+      drop(err as Error);
+      throw err;
+    }
+    if (stopped) drop();
+    else current = { client, drop };
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry !== undefined) clearTimeout(retry);
+    const held = current;
+    if (held === undefined) return;
+    await held.client.query(`UNLISTEN ${quoted}`).catch(() => undefined);
+    held.drop();
   };
 }
 

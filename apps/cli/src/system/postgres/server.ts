@@ -161,6 +161,9 @@ function spawnServer(
     synchronous_commit: 'on',
     full_page_writes: 'on',
     logging_collector: 'off',
+    // After a crash, recovery first syncs the data directory: one syncfs(2) instead of an fsync
+    // per file (seconds on a busy disk; Linux only).
+    ...(process.platform === 'linux' && { recovery_init_sync_method: 'syncfs' }),
   };
   const args = ['-D', pgdata, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   // Detached: its own process group, so a terminal's Ctrl-C reaches World, which stops the
