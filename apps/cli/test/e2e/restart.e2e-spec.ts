@@ -1,7 +1,7 @@
 /**
  * Spend persists per episode across a restart of the whole system (world-spec §2.9, §11
- * scenario 16 "restart daemon → still denied"), with the database kept: PGlite on disk in
- * embedded mode, the same PostgreSQL database in distributed mode.
+ * scenario 16 "restart daemon → still denied"), with the database kept: World's own PostgreSQL
+ * cluster under WORLD_HOME in embedded mode, the same PostgreSQL database in distributed mode.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import {
   type System,
 } from '../../src/system/embedded.js';
 import { worldPaths } from '../../src/system/paths.js';
-import { HELLO_AIL, MODES, type Mode } from '../support/system.js';
+import { HELLO_AIL, MODES, tempHomeRoot, type Mode } from '../support/system.js';
 
 async function call(url: string, token: string, path: string) {
   const res = await fetch(`${url}/mcp`, {
@@ -41,7 +41,7 @@ describe.each(MODES)('a restart keeps the log and the spend (%s mode)', (mode: M
   let db: TestDatabase | undefined;
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'world-restart-'));
+    home = await tempHomeRoot('world-restart-');
     if (mode === 'distributed') db = await createTestDatabase('restart');
   });
   afterAll(async () => {

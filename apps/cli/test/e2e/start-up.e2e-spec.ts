@@ -22,6 +22,7 @@ import {
   type TestDatabase,
 } from '@world/testing';
 import { CLI_ENTRY, requireBuiltCli, runCli, startCli, type RunningCli } from '../support/cli.js';
+import { tempHomeRoot } from '../support/system.js';
 
 /** Each run starts Node processes that load the whole of World; nothing here asserts a duration. */
 const E2E_TIMEOUT_MS = 300_000;
@@ -175,7 +176,7 @@ describe('world start holds WORLD_HOME', () => {
   const started: RunningCli[] = [];
   beforeAll(async () => {
     requireBuiltCli();
-    home = await mkdtemp(join(tmpdir(), 'world-start-lock-'));
+    home = await tempHomeRoot('world-start-lock-');
   });
   afterAll(async () => {
     for (const cli of started) {
@@ -189,7 +190,7 @@ describe('world start holds WORLD_HOME', () => {
   const banner = (cli: RunningCli) =>
     eventually(
       () =>
-        cli.lines.includes(`World is running (embedded: PGlite at ${home}/pgdata, no NATS)`)
+        cli.lines.includes(`World is running (embedded: PostgreSQL at ${home}/pgdata, no NATS)`)
           ? true
           : undefined,
       120_000,

@@ -5,7 +5,7 @@
  * postgres e2e suites); distributed = a fresh PostgreSQL database + real NATS under a fresh
  * subject prefix.
  */
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,6 +26,17 @@ import {
 import { worldPaths, type WorldPaths } from '../../src/system/paths.js';
 
 export type Mode = 'embedded' | 'distributed';
+
+/**
+ * A fresh directory for a WORLD_HOME whose `world start` runs its own PostgreSQL server. mkdtemp
+ * makes it 0700; under root the cluster belongs to user world-postgres, which must be able to
+ * traverse it (0711: search, no listing), as it must for any WORLD_HOME a root World uses.
+ */
+export async function tempHomeRoot(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o711);
+  return dir;
+}
 export const MODES: Mode[] = ['embedded', 'distributed'];
 
 /** Grants of the fixture session of world-spec §11: 50 of each effect. */

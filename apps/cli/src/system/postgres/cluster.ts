@@ -43,13 +43,13 @@ export async function clusterState(pgdata: string): Promise<ClusterState> {
 export function assertUsable(state: ClusterState, pgdata: string): void {
   if (state === 'pglite') {
     throw new CliError(
-      `world start: ${pgdata} holds a PGlite database of an earlier World, which this World cannot open (it runs PostgreSQL 18); move it away or set another WORLD_HOME (nothing was changed)`,
+      `${pgdata} holds a PGlite database of an earlier World, which this World cannot open (it runs PostgreSQL 18); move it away or set another WORLD_HOME (nothing was changed)`,
       2,
     );
   }
   if (state === 'foreign') {
     throw new CliError(
-      `world start: ${pgdata} is not a PostgreSQL cluster World created (no ${CLUSTER_MARKER}); move it away or set another WORLD_HOME (nothing was changed)`,
+      `${pgdata} is not a PostgreSQL cluster World created (no ${CLUSTER_MARKER}); move it away or set another WORLD_HOME (nothing was changed)`,
       2,
     );
   }

@@ -33,14 +33,23 @@ export function clusterOwner(pgdataParent: string): ClusterOwner {
   if (ids === undefined) {
     const made = spawnSync(
       'useradd',
-      ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', CLUSTER_USER],
+      [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--home-dir',
+        '/nonexistent',
+        '--shell',
+        '/usr/sbin/nologin',
+        CLUSTER_USER,
+      ],
       { encoding: 'utf8' },
     );
     ids = lookup(CLUSTER_USER);
     if (ids === undefined) {
       const why = made.error?.message ?? (made.stderr.trim() || `useradd exited ${made.status}`);
       throw new CliError(
-        `world start: running as root, PostgreSQL needs an unprivileged user and user ${CLUSTER_USER} could not be created (${why}); create it or run World as another user`,
+        `running as root, PostgreSQL needs an unprivileged user and user ${CLUSTER_USER} could not be created (${why}); create it or run World as another user`,
         2,
       );
     }
@@ -48,7 +57,7 @@ export function clusterOwner(pgdataParent: string): ClusterOwner {
   const blocked = firstUnreachable(pgdataParent, ids);
   if (blocked !== undefined) {
     throw new CliError(
-      `world start: running as root, the PostgreSQL cluster is owned by user ${CLUSTER_USER}, which cannot reach ${blocked} (no search permission for others); choose a WORLD_HOME under directories others may traverse, or run World as another user`,
+      `running as root, the PostgreSQL cluster is owned by user ${CLUSTER_USER}, which cannot reach ${blocked} (no search permission for others); choose a WORLD_HOME under directories others may traverse, or run World as another user`,
       2,
     );
   }

@@ -7,13 +7,7 @@ import pg from 'pg';
 import { CliError } from '../../commands/util.js';
 import { isRunning } from '../home-lock.js';
 import { postgresBinaries, type PostgresBinaries } from './binaries.js';
-import {
-  assertUsable,
-  clusterState,
-  CLUSTER_ROLE,
-  initCluster,
-  postmasterPid,
-} from './cluster.js';
+import { assertUsable, clusterState, CLUSTER_ROLE, initCluster, postmasterPid } from './cluster.js';
 import { clusterOwner, type ClusterOwner } from './owner.js';
 
 /** How long (ms) a fast shutdown may take before the server gets SIGQUIT (within the 10 s grace). */
@@ -67,7 +61,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
   const socket = join(pgdata, `.s.PGSQL.${PORT}`);
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new CliError(
-      `world start: WORLD_HOME ${options.home} is too long for PostgreSQL's Unix socket (${socket} has ${Buffer.byteLength(socket)} bytes, at most ${MAX_SOCKET_PATH}); set a shorter WORLD_HOME`,
+      `WORLD_HOME ${options.home} is too long for PostgreSQL's Unix socket (${socket} has ${Buffer.byteLength(socket)} bytes, at most ${MAX_SOCKET_PATH}); set a shorter WORLD_HOME`,
       2,
     );
   }
@@ -75,7 +69,8 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
   assertUsable(state, pgdata);
   const bin = await postgresBinaries();
   // Under root the cluster's owner must traverse WORLD_HOME (made 0700): search only, no listing.
-  if (process.getuid?.() === 0) await chmod(options.home, ((await stat(options.home)).mode & 0o777) | 0o011);
+  if (process.getuid?.() === 0)
+    await chmod(options.home, ((await stat(options.home)).mode & 0o777) | 0o011);
   const owner = clusterOwner(options.home);
   if (state === 'absent') {
     say(`world: creating the PostgreSQL cluster at ${pgdata} (first start)`);
@@ -182,8 +177,14 @@ async function waitReady(child: ChildProcess, pgdata: string, logFile: string): 
   child.once('exit', () => (exited = true));
   const deadline = Date.now() + SERVER_READY_MS;
   for (;;) {
-    if (exited) throw new Error(`the PostgreSQL server exited while starting: ${await tail(logFile)}`);
-    const client = new pg.Client({ host: pgdata, port: PORT, user: CLUSTER_ROLE, database: 'postgres' });
+    if (exited)
+      throw new Error(`the PostgreSQL server exited while starting: ${await tail(logFile)}`);
+    const client = new pg.Client({
+      host: pgdata,
+      port: PORT,
+      user: CLUSTER_ROLE,
+      database: 'postgres',
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -195,7 +196,9 @@ async function waitReady(child: ChildProcess, pgdata: string, logFile: string): 
     }
     if (Date.now() > deadline) {
       child.kill('SIGQUIT');
-      throw new Error(`the PostgreSQL server did not accept connections within ${SERVER_READY_MS} ms: ${await tail(logFile)}`);
+      throw new Error(
+        `the PostgreSQL server did not accept connections within ${SERVER_READY_MS} ms: ${await tail(logFile)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }
