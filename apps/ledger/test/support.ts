@@ -12,11 +12,7 @@ import {
   type WorldObject,
 } from '@world/canonical';
 import type { CommitAuthor, RequestOf } from '@world/contracts';
-import {
-  openPostgres,
-  type DatabaseHandle,
-  type TransportConfig,
-} from '@world/runtime';
+import { openPostgres, type DatabaseHandle, type TransportConfig } from '@world/runtime';
 import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
 
 /** Every request a test sends names this timeout. */

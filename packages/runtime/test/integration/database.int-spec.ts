@@ -1,9 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@world/testing';
-import {
-  CLIENT_CHECK_INTERVAL_MS,
-  openPostgres,
-  type DatabaseHandle,
-} from '../../src/index.js';
+import { CLIENT_CHECK_INTERVAL_MS, openPostgres, type DatabaseHandle } from '../../src/index.js';
 
 const drivers: Array<[string, () => Promise<{ handle: DatabaseHandle; db?: TestDatabase }>]> = [
   [

@@ -23,6 +23,7 @@ export async function postgresBinaries(): Promise<PostgresBinaries> {
   } catch (err) {
     throw new Error(
       `no PostgreSQL binaries for ${platform()}-${arch()} (${name} is not installed: ${(err as Error).message})`,
+      { cause: err },
     );
   }
 }
