@@ -25,7 +25,7 @@ export const LOG_PAGE = 500;
 
 /** RSS is sampled this often, ms. */
 export const RSS_SAMPLE_MS = 200;
-/** A spawned process must log ready within this long (a fresh PGlite data dir takes 6–12 s). */
+/** A spawned process must log ready within this long (a first `world start` runs initdb). */
 export const READY_TIMEOUT_MS = 90_000;
 /** Grace between SIGTERM and SIGKILL when stopping a process. */
 export const STOP_GRACE_MS = 15_000;
@@ -99,6 +99,10 @@ export const TARGETS = {
   distributedC32ThroughputRatio: 0.5,
   /** embedded, concurrency 1: p50 overhead, ms */
   embeddedC1P50OverheadMs: 3,
+  /** embedded, 32 connections over 32 episodes: World's calls/s over the baseline's (issue 13) */
+  embeddedC32ThroughputRatio: 0.35,
+  /** embedded, 32 connections: machine CPU per call (World + its PostgreSQL) over the baseline's (issue 13) */
+  embeddedC32CpuRatio: 3,
   /** growth: p50 at the large log within this fraction of p50 at the small log */
   growthP50Change: 0.1,
   /** growth: the late call of an episode within this fraction of the early call */

@@ -4,7 +4,7 @@
  * its own pid (SIGTERM, then SIGKILL after a grace).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { READY_TIMEOUT_MS, RSS_SAMPLE_MS, STOP_GRACE_MS } from './config.js';
 
 /** Lines of a process's output kept for the error message when it fails. */
@@ -217,6 +217,39 @@ export function cpuPerCall(
   if (calls <= 0) return out;
   for (const [pid, { name, ms }] of after) {
     out[name] = (out[name] ?? 0) + (ms - (before.get(pid)?.ms ?? 0)) / calls;
+  }
+  return out;
+}
+
+/**
+ * Every live descendant of `pid` (children, their children, …), read from /proc/<pid>/stat
+ * (field 4, the parent pid), with its command name (`comm`, field 2).
+ */
+export function descendants(pid: number): Array<{ pid: number; comm: string }> {
+  const children = new Map<number, Array<{ pid: number; comm: string }>>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // comm is in parentheses and may hold spaces; the fields after it are space-separated.
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push({ pid: Number(name), comm: stat.slice(open + 1, close) });
+    children.set(ppid, list);
+  }
+  const out: Array<{ pid: number; comm: string }> = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child.pid);
+    }
   }
   return out;
 }

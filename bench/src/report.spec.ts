@@ -84,6 +84,33 @@ describe('checkTargets (issue 7 targets)', () => {
   });
 
   it.each([
+    [350, 'PASS 35.0 %'],
+    [349, 'MISS 34.9 %'],
+  ])('embedded c32 throughput %d calls/s against 1000 is %s (issue 13)', (perSec, expected) => {
+    const all = [
+      ...base,
+      scenario('embedded', 'http', 'c32', 60, { summary: { callsPerSec: perSec } as never }),
+    ];
+    attachBaselines(all);
+    expect(status(checkTargets(all, 100_000), 'embedded c32 calls/s')).toBe(expected);
+  });
+
+  it.each([
+    [{ 'world-embedded': 2, postgres: 1, harness: 9 }, 'PASS 3.00×'],
+    [{ 'world-embedded': 2, postgres: 1.1, harness: 0 }, 'MISS 3.10×'],
+  ])(
+    "embedded c32 machine CPU per call %j against the baseline's 1 ms is %s (issue 13; the harness is not World)",
+    (cpu, expected) => {
+      const all = [
+        scenario('baseline', 'http', 'c32', 30, { cpuMsPerCall: { baseline: 1, harness: 5 } }),
+        scenario('embedded', 'http', 'c32', 60, { cpuMsPerCall: cpu }),
+      ];
+      attachBaselines(all);
+      expect(status(checkTargets(all, 100_000), 'embedded c32 machine CPU')).toBe(expected);
+    },
+  );
+
+  it.each([
     [10, 11, 'PASS 10.0 %'],
     [10, 11.5, 'MISS 15.0 %'],
     [10, 8, 'PASS -20.0 %'],

@@ -150,6 +150,32 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
       (v) => v <= TARGETS.embeddedC1P50OverheadMs,
     );
   }
+  const ec32 = find(
+    scenarios,
+    (s) => s.target === 'embedded' && s.driver === 'http' && s.scenario === 'c32',
+  );
+  add(
+    'embedded c32 calls/s vs baseline (http, 32 episodes)',
+    ec32?.overhead?.throughputRatio,
+    TARGETS.embeddedC32ThroughputRatio,
+    pct,
+    (v) => v >= TARGETS.embeddedC32ThroughputRatio,
+    '≥',
+  );
+  const bc32 = find(
+    scenarios,
+    (s) => s.target === 'baseline' && s.driver === 'http' && s.scenario === 'c32',
+  );
+  const baseCpu = bc32?.cpuMsPerCall?.baseline;
+  add(
+    'embedded c32 machine CPU per call (World + its PostgreSQL) vs baseline',
+    ec32 !== undefined && baseCpu !== undefined && baseCpu > 0
+      ? (machineCpuMs(ec32) ?? NaN) / baseCpu
+      : undefined,
+    TARGETS.embeddedC32CpuRatio,
+    (v) => `${v.toFixed(2)}×`,
+    (v) => v <= TARGETS.embeddedC32CpuRatio,
+  );
   const growth = scenarios.filter(
     (s) =>
       s.target === 'distributed' &&

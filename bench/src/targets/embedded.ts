@@ -1,10 +1,11 @@
 /**
  * World embedded (DESIGN.md §5): the `world start` path (apps/cli/dist/main.js start) in its own
- * process — PGlite on disk under a fresh WORLD_HOME, the in-process bus, no NATS.
+ * process — its own PostgreSQL server on a fresh WORLD_HOME (created by that first start), the
+ * in-process bus, no NATS.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startProcess } from '../proc.js';
+import { descendants, startProcess } from '../proc.js';
 import { OperatorApi } from './operator.js';
 import type { Target } from './target.js';
 import { repoPath } from './paths.js';
@@ -43,7 +44,15 @@ export async function startEmbeddedTarget(
     mcpUrl: `${baseUrl}/mcp`,
     baseUrl,
     processes: [proc],
-    watched: async () => [proc],
+    // The machine's CPU per call of embedded World: its process, and every process it started —
+    // the PostgreSQL server (postmaster and backends, all named `postgres`) and its watchdog.
+    watched: async () => [
+      proc,
+      ...descendants(proc.pid).map((d) => ({
+        name: d.comm === 'postgres' ? 'postgres' : 'world-embedded',
+        pid: d.pid,
+      })),
+    ],
     clients: (n, label, options) =>
       operator.clients(n, label, fixtureDir, runTag, options?.sharedEpisode ?? false),
     headIndex: () => operator.headIndex(),
