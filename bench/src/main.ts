@@ -5,7 +5,7 @@
  * bench/results/<date>.json (and .md). `--profile` runs the profiling pass instead (profile.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,6 +125,8 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
   const loadavgStart = loadavg();
   const git = gitState();
   const root = await mkdtemp(join(tmpdir(), 'world-bench-'));
+  // Under root, embedded World's PostgreSQL runs as world-postgres, which must traverse it.
+  await chmod(root, 0o711);
   const runTag = `b${Date.now().toString(36)}`;
   const fixture = await writeFixture(root);
   const rss = new RssSampler([{ name: 'harness', pid: process.pid }]);
