@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, open, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -65,6 +65,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       2,
     );
   }
+  await mkdir(options.home, { recursive: true, mode: 0o700 }); // world start has made it already
   const state = await clusterState(pgdata);
   assertUsable(state, pgdata);
   const bin = await postgresBinaries();
