@@ -261,6 +261,14 @@ export const AILANG_NET_MAX_RESPONSE_BYTES = 5 * MiB;
  */
 export const AILANG_WORKER_HEAP_MB = 256;
 export const AILANG_WORKER_STACK_MB = 64;
+/**
+ * How long before the handler deadline the embedded supervisor stops a run's worker itself, so
+ * its `policy-result:` report (a timeout limit, exit 3) reaches the broker before the broker's
+ * own handler cap turns the effect into a failure. Without it both fired at the same instant and
+ * a loaded machine let the cap win (the ailang-leaks e2e and ailang-tools "(d) supervisor limit"
+ * saw `failed` effects when worker start-up delayed the admission past the policy timeout).
+ */
+export const AILANG_SUPERVISOR_REPORT_MS = 500;
 /** After a handler subprocess exits or is killed, its pipes get 1 s to close (world-internals §9). */
 export const HANDLER_PIPE_GRACE_MS = 1_000;
 /** At most 8 AILANG subprocesses or workers run at once per process (world-spec §10, world-internals §9). */

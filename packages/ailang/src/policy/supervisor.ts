@@ -3,7 +3,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AILANG_WORKER_HEAP_MB, AILANG_WORKER_STACK_MB } from '@world/contracts';
+import {
+  AILANG_SUPERVISOR_REPORT_MS,
+  AILANG_WORKER_HEAP_MB,
+  AILANG_WORKER_STACK_MB,
+} from '@world/contracts';
 import { withSlot } from '../toolchain/slots.js';
 import type { ExecuteRequest, ExecuteResult } from './execute.js';
 import type { OpJob, OpResult } from '../cli/run-op.js';
@@ -135,13 +139,14 @@ function runWorker(req: ExecuteRequest, deadlineMs: number): Promise<RawRunOutpu
       void worker?.terminate();
     };
     // The deadline is armed before the worker exists (ailang.md §1.5); timeout_ms at admission.
+    // It fires AILANG_SUPERVISOR_REPORT_MS early, so the report beats the broker's handler cap.
     const deadline = setTimeout(
       () =>
         stop({
           reason: 'timeout',
           message: `exceeded the handler deadline (${goDuration(deadlineMs)}); worker thread terminated`,
         }),
-      deadlineMs,
+      Math.max(0, deadlineMs - AILANG_SUPERVISOR_REPORT_MS),
     );
     let timer: NodeJS.Timeout | null = null;
 
