@@ -28,7 +28,7 @@ import { LedgerModule } from './ledger.module.js';
 export interface StartLedgerOptions {
   /** NATS (distributed) or the in-process bus (embedded) */
   transport: TransportConfig;
-  /** PostgreSQL or PGlite; the caller owns it and closes it after close() */
+  /** PostgreSQL; the caller owns it and closes it after close() */
   database: DatabaseHandle;
   /** this replica's name (default `ledger-<6 hex>`) */
   replica?: string;

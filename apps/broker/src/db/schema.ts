@@ -19,7 +19,7 @@ import {
 
 export const broker = pgSchema('broker');
 
-/** bytea as a Buffer on both drivers (node-postgres gives Buffer, PGlite Uint8Array). */
+/** bytea as a Buffer (node-postgres gives a Buffer; a Uint8Array is wrapped too). */
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => 'bytea',
   fromDriver: (value) => Buffer.from(value),

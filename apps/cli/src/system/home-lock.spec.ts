@@ -70,7 +70,7 @@ describe('makeHome (creating WORLD_HOME)', () => {
   });
 });
 
-// QA: two `world start` on one WORLD_HOME served one PGlite directory; the second must exit 2
+// QA: two `world start` on one WORLD_HOME served one database directory; the second must exit 2
 // naming the home and the holder, and a SIGKILLed holder must not block the next start.
 describe('lockHome (one World per WORLD_HOME)', () => {
   let dir: string;

@@ -51,7 +51,7 @@ export interface JournalBinding {
 }
 
 /**
- * An int8 column as a JS number: node-postgres hands int8 back as text, PGlite as a number
+ * An int8 column as a JS number: node-postgres hands int8 back as text
  * (indexes and revisions stay below 2^53).
  */
 function int8(value: unknown): number {

@@ -19,8 +19,8 @@ import {
 export const ledgerSchema = pgSchema('ledger');
 
 /**
- * Raw bytes. node-postgres hands back a Buffer and PGlite a Uint8Array; both become a Buffer so
- * callers see one type whatever the driver.
+ * Raw bytes as a Buffer (what node-postgres hands back; a Uint8Array is wrapped too), so callers
+ * see one type.
  */
 const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
   dataType() {
