@@ -246,7 +246,9 @@ export async function call(tool: string, options: CallOptions, ctx: CallContext)
       first !== undefined && first.type === 'text'
         ? first.text
         : JSON.stringify(answer.structuredContent ?? null);
-    if (answer.isError) {
+    // World sets isError on committed refusals, denials and failures (issue 17 item 10): those
+    // carry a world block and are printed as results; only a bare error text is a failure.
+    if (answer.isError && answer.structuredContent === undefined) {
       ctx.io.err(`tools/call ${tool} failed: ${text}`);
       return 1;
     }

@@ -8,7 +8,8 @@ import {
 } from '@modelcontextprotocol/server';
 
 /** The paths answered in MCP's own error shape. */
-const MCP_PATH = /^\/mcp(\/|\?|$)/;
+/** Case-insensitive, as Express routes `/MCP` to the MCP controller too (issue 17 item 8). */
+const MCP_PATH = /^\/mcp(\/|\?|$)/i;
 
 /** The hostnames a loopback bind answers to: the SDK's localhost set plus the bind host itself. */
 export function loopbackHostnames(bindHost: string): string[] {

@@ -14,7 +14,19 @@ import { JSONRPC, asWorldError, mcpErrorOf, rowOf } from '../errors/error-map.js
 import { decodeJsonBody, readBody } from '../http/body.js';
 import { DAEMON_VERSION, MCP_SERVER_NAME } from '../identity.js';
 import { McpExchange, McpFailure, type ExchangeDeps } from './mcp-exchange.js';
-import { batchProblem, headerProblem, toolCallArguments } from './protocol.js';
+import {
+  HEADER_MESSAGES,
+  NEGOTIABLE_PROTOCOL_VERSIONS,
+  SDK_ACCEPT,
+  batchProblem,
+  headerProblem,
+  methodNotFoundText,
+  modernMethodRefusal,
+  toolCallArguments,
+  toolCallParams,
+  versionRefusal,
+  type JsonRefusal,
+} from './protocol.js';
 
 /** Where the exchange rides inside the SDK's pass-through auth info. */
 const EXCHANGE_KEY = 'world.exchange';
@@ -81,7 +93,7 @@ export class McpEndpoint {
       return json(res, 405, rpcError(null, TRANSPORT_ERROR_CODE, 'Method not allowed.'));
     }
     const problem = headerProblem(req.headers);
-    if (problem !== null) return plain(res, 400, problem);
+    if (problem?.kind === 'text') return plain(res, 400, problem.text);
 
     let bytes: Buffer;
     try {
@@ -98,6 +110,7 @@ export class McpEndpoint {
     // Bytes that are not UTF-8 are refused, never decoded with U+FFFD (and then written).
     const decoded = decodeJsonBody(bytes);
     if (!decoded.ok) {
+      if (problem !== null) return plain(res, 400, HEADER_MESSAGES.version(problem.version));
       const what = decoded.reason === 'utf8' ? 'valid UTF-8' : 'valid JSON';
       return json(
         res,
@@ -106,6 +119,13 @@ export class McpEndpoint {
       );
     }
     const body = decoded.value;
+    if (problem !== null) {
+      const refusal = versionRefusal(problem.version, body);
+      if (refusal === null) return plain(res, 400, HEADER_MESSAGES.version(problem.version));
+      return refuse(res, refusal);
+    }
+    const unknownMethod = modernMethodRefusal(body);
+    if (unknownMethod !== null) return refuse(res, unknownMethod);
     const batch = batchProblem(single(req.headers['mcp-protocol-version']), body);
     if (batch !== null) return plain(res, 400, batch);
 
@@ -178,10 +198,7 @@ export class McpEndpoint {
   }
 }
 
-/** The -32601 text of a method the endpoint does not serve (world-spec §6.3). */
-export function methodNotFoundText(method: string): string {
-  return `method not found: ${JSON.stringify(method)}`;
-}
+export { methodNotFoundText };
 
 /** The SDK's text of a JSON-RPC 500 (`internalServerErrorResponse` of both SDK packages). */
 const INTERNAL_TEXT = 'Internal server error';
@@ -203,6 +220,11 @@ function webRequestOf(req: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':') || BODY_FRAMING_HEADERS.has(name)) continue;
+    // World's own check admitted this Accept (wildcards included); the SDK re-checks a listing.
+    if (name === 'accept') {
+      headers.set(name, SDK_ACCEPT);
+      continue;
+    }
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else headers.set(name, value);
   }
@@ -225,18 +247,29 @@ function echoableRequestId(body: unknown): JsonRpcId {
 function toolServer(exchange: McpExchange): Server {
   const server = new Server(
     { name: MCP_SERVER_NAME, version: DAEMON_VERSION },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: { tools: { listChanged: false } },
+      supportedProtocolVersions: [...NEGOTIABLE_PROTOCOL_VERSIONS],
+    },
   );
   // Descriptor schemas are JSON Schema objects; the SDK's type narrows them to `type: "object"`.
   server.setRequestHandler('tools/list', async () => ({
     tools: (await exchange.listTools()) as ListToolsResult['tools'],
   }));
-  server.setRequestHandler('tools/call', async (request, ctx) =>
-    exchange.callTool(request.params, ctx.mcpReq.id),
-  );
-  // Any other method: the reference's text names it (world-spec §6.3 `method not found: "…"`).
-  server.fallbackRequestHandler = async (request) => {
-    throw new McpFailure(JSONRPC.methodNotFound, methodNotFoundText(request.method));
+  // tools/call is served by the fallback, not setRequestHandler: the SDK's handler wrapper
+  // refuses malformed params with a multi-line zod dump, where world-spec §6.3 wants one line
+  // `invalid params: …` (toolCallParams). Any other method: the reference's text names it
+  // (world-spec §6.3 `method not found: "…"`); 2026-07-28 requests never get here for one
+  // (modernMethodRefusal answers them 404 first).
+  server.fallbackRequestHandler = async (request, ctx) => {
+    if (request.method !== 'tools/call') {
+      throw new McpFailure(JSONRPC.methodNotFound, methodNotFoundText(request.method));
+    }
+    const params = toolCallParams(request.params);
+    if ('problem' in params) {
+      throw new McpFailure(JSONRPC.invalidParams, `invalid params: ${params.problem}`);
+    }
+    return exchange.callTool(params, ctx.mcpReq.id);
   };
   return server;
 }
@@ -265,6 +298,10 @@ function single(value: string | string[] | undefined): string | undefined {
 function plain(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
   res.end(text);
+}
+
+function refuse(res: ServerResponse, refusal: JsonRefusal): void {
+  json(res, refusal.status, refusal.body);
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

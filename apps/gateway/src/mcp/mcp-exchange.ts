@@ -32,6 +32,8 @@ export interface McpCallResult {
   [key: string]: unknown;
   content: Array<{ type: 'text'; text: string }>;
   structuredContent: Record<string, unknown>;
+  /** true when the output reports a refusal, denial or failure (isToolError); else absent */
+  isError?: true;
 }
 
 /** The failure that ends an exchange: answered as one plain JSON envelope (world-spec §6.3). */
@@ -139,6 +141,7 @@ export class McpExchange {
     return {
       content: [{ type: 'text', text: this.committedText(reply.outputBytes, reply.invocationId) }],
       structuredContent: reply.output,
+      ...(isToolError(reply.output) && { isError: true }),
     };
   }
 
@@ -211,6 +214,25 @@ export class McpExchange {
       `mcp refusal: ${method} -: ${JSON.stringify(cause)}`,
     );
   }
+}
+
+/**
+ * Whether a committed output tells the model its call did not succeed — MCP `isError: true`
+ * (server/tools "error handling"): the output's `ok` is false (a plan refusal or a finish phase
+ * that refused), or an effect of its world block ended `denied` or `failed`
+ * (results-and-errors.txt "effects[].status ok, failed or denied"). The output object itself is
+ * never changed; `isError` sits beside it.
+ */
+export function isToolError(output: Record<string, unknown>): boolean {
+  if (output['ok'] === false) return true;
+  const world = output['world'];
+  if (typeof world !== 'object' || world === null) return false;
+  const effects = (world as { effects?: unknown }).effects;
+  if (!Array.isArray(effects)) return false;
+  return effects.some((e) => {
+    const status = (e as { status?: unknown } | null)?.status;
+    return status === 'denied' || status === 'failed';
+  });
 }
 
 /**

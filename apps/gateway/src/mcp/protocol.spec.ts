@@ -1,4 +1,5 @@
 import {
+  HEADER_MESSAGES,
   MCP_PROTOCOL_VERSIONS,
   acceptedMediaTypes,
   batchProblem,
@@ -47,9 +48,10 @@ describe('headerProblem (world-spec §6.2, §11 scenario 9)', () => {
       { ...OK, accept: 'text/event-stream' },
       'Accept must list both application/json and text/event-stream',
     ],
+    ['issue 17 item 7: a wildcard covering both types is admitted', { ...OK, accept: '*/*' }, null],
     [
-      '§6.2 a wildcard is not a listing',
-      { ...OK, accept: '*/*' },
+      'issue 17 item 7: a type wildcard covers only its own type',
+      { ...OK, accept: 'application/json, image/*' },
       'Accept must list both application/json and text/event-stream',
     ],
     [
@@ -78,7 +80,14 @@ describe('headerProblem (world-spec §6.2, §11 scenario 9)', () => {
     ],
   ];
   it.each(rows)('%s', (_row, headers, expected) => {
-    expect(headerProblem(headers)).toBe(expected);
+    const problem = headerProblem(headers);
+    const text =
+      problem === null
+        ? null
+        : problem.kind === 'text'
+          ? problem.text
+          : HEADER_MESSAGES.version(problem.version);
+    expect(text).toBe(expected);
   });
 });
 
@@ -110,6 +119,18 @@ describe('batchProblem (world-spec §6.2)', () => {
       '2026-07-28',
       batch,
       'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2026-07-28',
+    ],
+    [
+      'issue 17 item 1: a batch repeating a request id',
+      undefined,
+      [batch[0], { jsonrpc: '2.0', id: 2, method: 'ping' }, { ...batch[0], method: 'tools/list' }],
+      'JSON-RPC batch repeats request id 1: every request in a batch needs its own id',
+    ],
+    [
+      'issue 17 item 1: ids 1 and "1" differ; notifications carry none',
+      undefined,
+      [batch[0], { ...batch[0], id: '1' }, { jsonrpc: '2.0', method: 'notifications/initialized' }],
+      null,
     ],
   ];
   it.each(rows)('%s', (_row, version, body, expected) => {

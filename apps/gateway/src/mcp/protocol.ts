@@ -2,7 +2,12 @@
  * The transport rules of `POST /mcp` that are checked after authorization and before the SDK
  * sees the request (world-spec §6.2): media types, protocol version, batches.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS, isJsonContentType } from '@modelcontextprotocol/server';
+import {
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UnsupportedProtocolVersionError,
+  isJsonContentType,
+} from '@modelcontextprotocol/server';
 
 /** The first revision with the Streamable HTTP transport; older ones never reach an HTTP endpoint. */
 export const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
@@ -29,7 +34,17 @@ export const HEADER_MESSAGES = {
     `MCP-Protocol-Version "${v}" is not supported; supported: ${MCP_PROTOCOL_VERSIONS.join(', ')}`,
   batch: (v: string) =>
     `JSON-RPC batches are accepted only under MCP-Protocol-Version ${FIRST_STREAMABLE_HTTP_VERSION}, not ${v}`,
+  duplicateId: (id: string | number) =>
+    `JSON-RPC batch repeats request id ${JSON.stringify(id)}: every request in a batch needs its own id`,
 } as const;
+
+/**
+ * The versions `initialize` may agree to, newest first: the SDK's Server answers the requested
+ * version when it is listed and the first listed legacy one otherwise, so a client asking for
+ * 2024-11-05 (or 2099-01-01) is offered 2025-11-25 — never a version the next request's header
+ * check refuses (issue 17 item 4).
+ */
+export const NEGOTIABLE_PROTOCOL_VERSIONS: readonly string[] = [...MCP_PROTOCOL_VERSIONS].reverse();
 
 type HeaderValue = string | string[] | undefined;
 
@@ -47,30 +62,147 @@ export function acceptedMediaTypes(accept: string | undefined): string[] {
 }
 
 /**
- * The first §6.2 header problem of a POST, as its 400 text, or null: Content-Type, then Accept,
- * then MCP-Protocol-Version (world-spec §6.2, §11 scenario 9).
+ * Whether an Accept list covers a media type: listed as it is, by its type wildcard
+ * (`application/*`) or by `*\/*`. The 2025-era transport says the client lists both types;
+ * World also takes a wildcard that covers them (curl's default `*\/*`), as servers in the field
+ * do — the answer is then the SSE or JSON the SDK picks, both of which the wildcard admits.
  */
-export function headerProblem(headers: Record<string, HeaderValue>): string | null {
+export function acceptCovers(accepted: readonly string[], type: string): boolean {
+  const major = type.split('/')[0];
+  return accepted.some((t) => t === type || t === '*/*' || t === `${major}/*`);
+}
+
+/** The Accept header the SDK is handed once World's own check passed (it re-checks). */
+export const SDK_ACCEPT = 'application/json, text/event-stream';
+
+/**
+ * The first §6.2 header problem of a POST, as its 400 text, or null: Content-Type, then Accept,
+ * then MCP-Protocol-Version (world-spec §6.2, §11 scenario 9). An unsupported version is only
+ * named here; its answer's shape depends on the body's era (versionRefusal).
+ */
+export function headerProblem(
+  headers: Record<string, HeaderValue>,
+): { kind: 'text'; text: string } | { kind: 'version'; version: string } | null {
   if (!isJsonContentType(single(headers['content-type']) ?? null))
-    return HEADER_MESSAGES.contentType;
+    return { kind: 'text', text: HEADER_MESSAGES.contentType };
   const accepted = acceptedMediaTypes(single(headers['accept']));
-  if (!accepted.includes('application/json') || !accepted.includes('text/event-stream')) {
-    return HEADER_MESSAGES.accept;
+  if (!acceptCovers(accepted, 'application/json') || !acceptCovers(accepted, 'text/event-stream')) {
+    return { kind: 'text', text: HEADER_MESSAGES.accept };
   }
   const version = single(headers['mcp-protocol-version']);
   if (version !== undefined && !MCP_PROTOCOL_VERSIONS.includes(version))
-    return HEADER_MESSAGES.version(version);
+    return { kind: 'version', version };
   return null;
 }
 
 /**
- * The 400 text for a JSON-RPC batch under a revision without batches, or null: batches exist
- * only in 2025-03-26, the default when the header is absent (world-spec §6.2).
+ * Whether a parsed body is a 2026-07-28-era request: a JSON-RPC object whose `params._meta`
+ * names a protocol version (the per-request envelope; the SDK's own era classifier keys on it).
+ */
+export function isModernRequest(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const params = (body as { params?: unknown }).params;
+  if (typeof params !== 'object' || params === null) return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return (
+    typeof meta === 'object' &&
+    meta !== null &&
+    typeof (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY] === 'string'
+  );
+}
+
+/** A JSON-RPC error answered as plain JSON with its HTTP status. */
+export interface JsonRefusal {
+  status: number;
+  body: {
+    jsonrpc: '2.0';
+    id: string | number | null;
+    error: { code: number; message: string; data?: unknown };
+  };
+}
+
+/**
+ * The answer to an unsupported MCP-Protocol-Version: for a 2026-07-28-era body, 400 JSON
+ * `-32022` with `data.supported` (every version served) and `data.requested` — the SDK's
+ * UnsupportedProtocolVersionError, as 2026-07-28 basic/transports asks; for any other body, the
+ * world-spec §6.2 400 text (`null` here).
+ */
+export function versionRefusal(version: string, body: unknown): JsonRefusal | null {
+  if (!isModernRequest(body)) return null;
+  const error = new UnsupportedProtocolVersionError({
+    supported: [...MCP_PROTOCOL_VERSIONS],
+    requested: version,
+  });
+  return {
+    status: 400,
+    body: {
+      jsonrpc: '2.0',
+      id: requestIdOf(body),
+      error: { code: error.code, message: error.message, data: error.data },
+    },
+  };
+}
+
+/**
+ * The 2026-07-28 methods World serves; the SDK serves `server/discover` and
+ * `subscriptions/listen` itself.
+ */
+export const MODERN_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'subscriptions/listen',
+  'tools/list',
+  'tools/call',
+]);
+
+/** The -32601 text of a method the endpoint does not serve (world-spec §6.3). */
+export function methodNotFoundText(method: string): string {
+  return `method not found: ${JSON.stringify(method)}`;
+}
+
+/**
+ * The answer to a 2026-07-28 request for a method World does not serve: HTTP 404 with -32601
+ * and the world-spec §6.3 text (2026-07-28 basic/transports: "unknown method → 404"), the same
+ * for `ping` (gone from that revision) as for any other. Null for every other body; the
+ * 2025-era answer stays the in-band -32601 on 200 (toolServer's fallback).
+ */
+export function modernMethodRefusal(body: unknown): JsonRefusal | null {
+  if (!isModernRequest(body)) return null;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string' || id === undefined || MODERN_METHODS.has(method)) return null;
+  return {
+    status: 404,
+    body: {
+      jsonrpc: '2.0',
+      id: requestIdOf(body),
+      error: { code: -32601, message: methodNotFoundText(method) },
+    },
+  };
+}
+
+function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * The 400 text for a batch World will not run, or null: batches exist only in 2025-03-26, the
+ * default when the header is absent (world-spec §6.2); and a batch repeating a request id is
+ * refused before anything runs, since the SDK answers one response per id and the other call's
+ * committed output would never be delivered (JSON-RPC 2.0 §6: one response per request).
  */
 export function batchProblem(version: string | undefined, body: unknown): string | null {
   if (!Array.isArray(body)) return null;
   const effective = version ?? DEFAULT_PROTOCOL_VERSION;
-  return effective === FIRST_STREAMABLE_HTTP_VERSION ? null : HEADER_MESSAGES.batch(effective);
+  if (effective !== FIRST_STREAMABLE_HTTP_VERSION) return HEADER_MESSAGES.batch(effective);
+  const seen = new Set<string | number>();
+  for (const message of body) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, id } = message as { method?: unknown; id?: unknown };
+    if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) continue;
+    if (seen.has(id)) return HEADER_MESSAGES.duplicateId(id);
+    seen.add(id);
+  }
+  return null;
 }
 
 /** A JSON-RPC request id as the SDK hands it to a handler. */
@@ -101,4 +233,26 @@ export function toolCallArguments(body: unknown): Map<RequestId, unknown[]> {
     else queue.push(args);
   }
   return byId;
+}
+
+/** `tools/call` params as World reads them. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: unknown;
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * The `tools/call` params of a request, or the one-line reason they are not usable, worded for
+ * `invalid params: <reason>` (world-spec §6.3) — instead of the SDK's multi-line zod dump. The
+ * `arguments` value is checked by the exchange (it must be a JSON object when present).
+ */
+export function toolCallParams(params: unknown): ToolCallParams | { problem: string } {
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    return { problem: 'params must be a JSON object' };
+  const { name, _meta } = params as { name?: unknown; _meta?: unknown };
+  if (typeof name !== 'string') return { problem: 'params.name must be a string' };
+  if (_meta !== undefined && (typeof _meta !== 'object' || _meta === null || Array.isArray(_meta)))
+    return { problem: 'params._meta must be a JSON object' };
+  return params as ToolCallParams;
 }

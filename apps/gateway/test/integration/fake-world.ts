@@ -414,9 +414,10 @@ function fakeModules(world: FakeWorld) {
       if (behaviour.kind === 'throw') throw behaviour.error();
       if (behaviour.kind === 'hang') return new Promise(() => undefined);
       const fields = behaviour.kind === 'held' ? await behaviour.until : behaviour.output;
+      // A behaviour may bring its own world block (a denial, a failed effect).
       const output = {
-        ...fields,
         world: { effects: [{ id: 'e1', status: 'ok', record: ref('e') }], plan: ref('f') },
+        ...fields,
       };
       const bytes = canonicalBytes(output);
       return {
