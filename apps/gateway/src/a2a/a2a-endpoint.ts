@@ -17,6 +17,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import {
   A2A_MESSAGES,
   A2A_SESSION_DENIED,
+  A2A_V1_UNAUTHENTICATED,
   JSONRPC,
   a2aErrorOf,
   asWorldError,
@@ -119,9 +120,9 @@ export class A2aEndpoint {
   }
 
   /**
-   * `POST /a2a/jsonrpc`: session first — a denial is HTTP 401 (400 when malformed) with
-   * `WWW-Authenticate: Bearer` and the §6.1 JSON-RPC error, so no client mistakes it for the
-   * 1.0 TaskNotFound that shares -32001 (ecosystem.md §8) — then the body (over the limit: 413
+   * `POST /a2a/jsonrpc`: session first — a denial is HTTP 401 with `WWW-Authenticate: Bearer`
+   * and -32000 carrying the §6.1 text (A2A_V1_UNAUTHENTICATED: never the 1.0 TaskNotFound
+   * -32001), a malformed header 400 -32600 — then the body (over the limit: 413
    * with a JSON-RPC error, never HTML), then the version (`A2A-Version` 1.0, or absent/0.3 for
    * the compatibility layer; anything else -32009), then the SDK's JSON-RPC transport over a
    * SessionRequestHandler. Errors the SDK itself raises get the fixed text of their code.
@@ -136,8 +137,13 @@ export class A2aEndpoint {
           : session.code === JSONRPC.invalidRequest
             ? 400
             : 200;
-      if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-      return rpcAnswer(res, status, errorEnvelope(null, session));
+      if (status !== 401) return rpcAnswer(res, status, errorEnvelope(null, session));
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return rpcAnswer(
+        res,
+        401,
+        errorEnvelope(null, { code: A2A_V1_UNAUTHENTICATED, message: session.message }),
+      );
     }
     if (req.method !== 'POST') return notPost(res);
     let bytes: Buffer;

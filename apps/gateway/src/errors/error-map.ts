@@ -74,6 +74,17 @@ export const A2A_MESSAGES = {
 export const A2A_SESSION_DENIED = -32001;
 
 /**
+ * The JSON-RPC code of a session denial on the A2A 1.0 endpoint `/a2a/jsonrpc`. A2A 1.0 gives
+ * -32001 to TaskNotFound (spec error table; ecosystem.md §2.3), which `@a2a-js/sdk` 1.3.0 raises
+ * as `TaskNotFoundError`; its table has no authentication code at all, and its one
+ * authentication hook (`AuthenticationHandler.shouldRetryWithHeaders`) reads the HTTP 401. So
+ * the denial is HTTP 401 + `WWW-Authenticate: Bearer` with -32000, the JSON-RPC 2.0 §5.1
+ * implementation-defined server error outside A2A's -32001…-32009, which the SDK surfaces as a
+ * plain `JsonRpcTransportError` carrying the text — never as a missing task (issue 17 item 6).
+ */
+export const A2A_V1_UNAUTHENTICATED = -32000;
+
+/**
  * How A2A answers an error: a JSON-RPC code with a fixed message (`message` undefined only for
  * EffectsUnrecorded, whose message is the record list); `closeConnection` when the invocation
  * deadline ended the request (world-spec §6.5 `Connection: close`).

@@ -9,6 +9,7 @@ import {
   ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
+  createAuthenticatingFetchWithRetry,
   type Client,
 } from '@a2a-js/sdk/client';
 import { canonicalBytes } from '@world/canonical';
@@ -602,20 +603,20 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
     const v1 = { 'a2a-version': '1.0' };
 
     const denials: Array<[string, Record<string, string>, number, number, string]> = [
-      ['absent', {}, 401, -32001, MESSAGES.sessionAbsent],
+      ['absent', {}, 401, -32000, MESSAGES.sessionAbsent],
       ['malformed', { authorization: 'Basic abc' }, 400, -32600, MESSAGES.sessionMalformed],
       [
         'unknown',
         { authorization: `Bearer ${UNKNOWN}` },
         401,
-        -32001,
+        -32000,
         'unknown session credential',
       ],
       [
         'expired',
         { authorization: `Bearer ${EXPIRED}` },
         401,
-        -32001,
+        -32000,
         'session credential has expired',
       ],
     ];
@@ -637,6 +638,36 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
         ]);
       },
     );
+
+    it('surfaces a bad credential to @a2a-js/sdk as an authentication failure, not TaskNotFound (issue 17 item 6)', async () => {
+      const card: AgentCard = new DefaultAgentCardResolver({
+        fetchImpl: withToken(READ),
+      }).normalizeAgentCard(
+        await (await withToken(READ)(`${h.gateway.url}/.well-known/agent-card.json`)).json(),
+      );
+      // The SDK's authentication hook: called with every answer, asked whether to retry.
+      const seen: number[] = [];
+      const fetchImpl = createAuthenticatingFetchWithRetry(withToken(UNKNOWN), {
+        headers: async () => ({}),
+        shouldRetryWithHeaders: async (_init, response) => {
+          seen.push(response.status);
+          return undefined;
+        },
+      });
+      const client = await new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+          transports: [new JsonRpcTransportFactory({ fetchImpl })],
+        }),
+      ).createFromAgentCard(card);
+      const err = await client.sendMessage(message('auth-1', {})).catch((e: unknown) => e);
+      expect([
+        (err as Error).name,
+        (err as { envelopeCode?: number }).envelopeCode,
+        (err as Error).message,
+        seen,
+      ]).toEqual(['JsonRpcTransportError', -32000, 'unknown session credential', [401]]);
+      expect(h.world.callsOf('planner.invoke')).toEqual([]);
+    });
 
     const raw: Array<[string, Record<string, string>, unknown, unknown]> = [
       [
