@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 import type { LoggerService } from '@nestjs/common';
 import { callContext, currentTraceId } from './trace.js';
 import { isLogLevel } from './config.js';
@@ -6,7 +7,20 @@ import { isLogLevel } from './config.js';
 /** A sink that receives every log line (one JSON document, newline-terminated) while attached. */
 type LineSink = (line: string) => void;
 
-const stdout = pino.destination({ dest: 1, sync: true });
+/**
+ * Where lines go: JSON (one document a line) when stdout is not a terminal — files, pipes,
+ * collectors — and pino-pretty's human-readable lines when it is (issue 17 "start-up").
+ */
+const stdout: DestinationStream = process.stdout.isTTY
+  ? PinoPretty({
+      sync: true,
+      colorize: true,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname,service,replica',
+      messageFormat: '{service}: {msg}',
+    })
+  : pino.destination({ dest: 1, sync: true });
 const sinks = new Set<LineSink>();
 /** Lines go to stdout, or — while a capture is attached (tests) — to the captures instead. */
 const destination: DestinationStream = {
@@ -84,6 +98,19 @@ export function captureLogs(level: Level = 'info'): LogCapture {
   };
 }
 
+/**
+ * The Nest contexts whose `log` lines are start-up bookkeeping (one line per module, controller
+ * and route mapped, about sixty at boot): written at debug, so the default level shows none.
+ */
+const BOOT_CONTEXTS: ReadonlySet<string> = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  'NestMicroservice',
+]);
+
 /** NestJS's logger interface over pino, so framework lines are JSON too. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly pinoLog: Logger) {}
@@ -95,7 +122,12 @@ export class PinoNestLogger implements LoggerService {
     this.pinoLog[level]({ context: context[context.length - 1] }, String(message));
   }
   log(message: unknown, ...context: unknown[]) {
-    this.write('info', message, context);
+    const where = context[context.length - 1];
+    this.write(
+      typeof where === 'string' && BOOT_CONTEXTS.has(where) ? 'debug' : 'info',
+      message,
+      context,
+    );
   }
   error(message: unknown, ...context: unknown[]) {
     this.write('error', message, context);

@@ -189,8 +189,9 @@ async function startLocked(
     `  npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --cli ${mcp} --transport http --header "Authorization: Bearer $(cat ${demo.sessionFile})" --method tools/list`,
     '',
   ];
-  process.stdout.write(lines.join('\n'));
+  // The banner comes last and in one write, after every start-up line (issue 17 "start-up").
   serviceLogger('world').info({ url: system.url, mode: system.mode }, 'ready');
+  process.stdout.write(lines.join('\n'));
   return system;
 }
 

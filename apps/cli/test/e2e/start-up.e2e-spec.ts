@@ -393,3 +393,45 @@ describe('world up: process groups, Ctrl-C in order, no orphans', () => {
     E2E_TIMEOUT_MS,
   );
 });
+
+describe('world start: a quiet start-up with the banner last (issue 17)', () => {
+  let home: string;
+  let cli: RunningCli | undefined;
+  beforeAll(async () => {
+    requireBuiltCli();
+    home = await mkdtemp(join(tmpdir(), 'world-start-quiet-'));
+  });
+  afterAll(async () => {
+    await cli?.stop();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it(
+    'writes only the start-up lines worth reading (JSON, stdout not a terminal), no route maps, then the whole banner',
+    async () => {
+      cli = startCli(['start'], { WORLD_HOME: home, WORLD_BIND: '127.0.0.1:0' });
+      const last = (l: string) => l.includes('--method tools/list');
+      await eventually(
+        () => (cli!.lines.some(last) ? true : undefined),
+        120_000,
+        `the banner (stderr so far:\n${cli.stderr().slice(-2000)})`,
+      );
+      const at = cli.lines.findIndex((l) => l.startsWith('World is running'));
+      const logs = cli.lines.slice(0, at).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(logs.map((l) => [l['service'], l['msg']])).toEqual([
+        ['ledger', 'genesis created'],
+        ['broker', 'broker started'],
+        ['broker', 'episode created'],
+        ['world', 'ready'],
+      ]);
+      const banner = cli.lines.slice(at);
+      expect([banner.length, banner[1], banner[6], banner.findIndex(last)]).toEqual([
+        10,
+        expect.stringMatching(/^ {2}MCP endpoint: {2}http:\/\/127\.0\.0\.1:\d+\/mcp$/),
+        'Connect Claude Code:',
+        9,
+      ]);
+    },
+    E2E_TIMEOUT_MS,
+  );
+});
