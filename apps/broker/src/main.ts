@@ -12,12 +12,15 @@ import {
   runMain,
   serviceLogger,
   startHealthFromEnv,
+  startTelemetry,
 } from '@world/runtime';
 import { toolchainFromEnv } from '@world/ailang';
 import { startBroker } from './boot.js';
 import { BrokerEnv } from './config.js';
 
 runMain(async () => {
+  // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set (README "Traces").
+  startTelemetry('broker', 'world-broker');
   const config = loadConfig('broker', BrokerEnv);
   const database = await openPostgres(config.DATABASE_URL, { applicationName: 'world-broker' });
   const broker = await startBroker({

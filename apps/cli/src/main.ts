@@ -24,7 +24,9 @@ export function buildProgram(): Command {
     .option('--public-reads', 'serve GET /v1/* without a session (or WORLD_PUBLIC_READS=1)', false)
     .action(async (opts: { bind: string; publicReads: boolean }) => {
       const { startCommand } = await import('./commands/start.js');
-      const { closeOnSignal } = await import('@world/runtime');
+      const { closeOnSignal, startTelemetry } = await import('@world/runtime');
+      // One process, four services: one resource (OTEL_SERVICE_NAME or world); spans carry world.service.
+      startTelemetry('world start', 'world');
       const system = await startCommand({ bind: opts.bind, publicReads: opts.publicReads });
       closeOnSignal(
         [{ service: 'world', replica: 'start', close: () => system.close() }],

@@ -6,6 +6,7 @@ import {
   runMain,
   serviceLogger,
   startHealthFromEnv,
+  startTelemetry,
 } from '@world/runtime';
 import { startGateway } from './boot.js';
 import { loadGatewayConfig } from './config.js';
@@ -17,6 +18,8 @@ import { SERVICE_NAME } from './identity.js';
 // /readyz, /metrics) → health port when WORLD_HEALTH_PORT is set → "ready". The process's own
 // V8 heap growth is tuned first (heap.ts).
 runMain(async () => {
+  // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set (README "Traces").
+  startTelemetry('gateway', 'world-gateway');
   // Earlier full GCs keep the process under 200 MB RSS with 32 MCP clients (heap.ts).
   tuneGatewayHeap();
   const config = loadGatewayConfig();

@@ -11,12 +11,15 @@ import {
   runMain,
   serviceLogger,
   startHealthFromEnv,
+  startTelemetry,
 } from '@world/runtime';
 import { startLedger } from './boot.js';
 import { LedgerEnv } from './config.js';
 import { LEDGER_SERVICE } from './constants.js';
 
 runMain(async () => {
+  // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set (README "Traces").
+  startTelemetry('ledger', 'world-ledger');
   const config = loadConfig(LEDGER_SERVICE, LedgerEnv);
   const database = await openPostgres(config.DATABASE_URL, {
     applicationName: `world-${LEDGER_SERVICE}`,

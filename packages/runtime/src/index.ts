@@ -16,3 +16,4 @@ export * from './inflight.js';
 export * from './renewal.js';
 export * from './stored.js';
 export * from './integrity.js';
+export * from './telemetry.js';

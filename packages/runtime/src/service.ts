@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { shutdownTelemetry } from './telemetry.js';
 import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestMicroservice } from '@nestjs/common';
 import { InProcessBus, InProcessRpcClient, InProcessServer } from './inprocess-transport.js';
@@ -130,6 +131,8 @@ export function closeOnSignal(
       .then(async () => {
         await onClosed?.();
         await health?.close();
+        // The spans of the last calls leave before the process does (a no-op when export is off).
+        await shutdownTelemetry();
       })
       .finally(() => {
         serviceLogger('process').info({ signal }, 'stopped');

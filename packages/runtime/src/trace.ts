@@ -33,6 +33,9 @@ export interface CallMeta {
   invocationId?: string;
 }
 
+/** Span kinds, re-exported so services need no OpenTelemetry import of their own. */
+export { SpanKind };
+
 /** The name World's spans are recorded under (`trace.getTracer`). */
 export const TRACER_NAME = 'world';
 
@@ -42,6 +45,10 @@ export const SERVICE_ATTRIBUTE = 'world.service';
 export const REPLICA_ATTRIBUTE = 'world.replica';
 /** Span attribute carrying the invocation id, once the call has one. */
 export const INVOCATION_ATTRIBUTE = 'world.invocation_id';
+/** Span attribute carrying the call's episode. */
+export const EPISODE_ATTRIBUTE = 'world.episode';
+/** Span attribute carrying the log entry index a call committed. */
+export const ENTRY_INDEX_ATTRIBUTE = 'world.entry_index';
 
 const storage = new AsyncLocalStorage<CallContext>();
 // One propagator, not the global one: World's hops speak W3C trace context whatever an SDK
@@ -188,4 +195,66 @@ export function serveHttp(
       parent,
     );
   return new ServedCall(span, { otel: trace.setSpan(parent, span) });
+}
+
+/**
+ * Runs `fn` inside a child span of the current call's span (a phase of a call: plan, execute,
+ * finish, commit; or the MCP request span), so requests sent inside it carry that span as their
+ * parent. A throw marks the span failed with the error's class and is rethrown; the span ends
+ * when `fn` settles. Outside a call context the span starts a trace of its own.
+ * @param name the span name (OpenTelemetry MCP / GenAI semantic conventions where they name one)
+ * @param attributes identifiers only (ids, names, indexes): never arguments or results
+ * @param parent the context to start under instead of the current call's (a caller's
+ *   `params._meta.traceparent`)
+ */
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span) => T | Promise<T>,
+  options: { kind?: SpanKind; parent?: Context; errorType?: (err: unknown) => string } = {},
+): Promise<T> {
+  const store = storage.getStore() ?? {};
+  const parent = options.parent ?? store.otel ?? ROOT_CONTEXT;
+  const span = trace
+    .getTracer(TRACER_NAME)
+    .startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent);
+  try {
+    return await storage.run({ ...store, otel: trace.setSpan(parent, span) }, () => fn(span));
+  } catch (err) {
+    const errorClass =
+      options.errorType?.(err) ??
+      (typeof (err as { errorClass?: unknown })?.errorClass === 'string'
+        ? (err as { errorClass: string }).errorClass
+        : err instanceof Error
+          ? err.name
+          : 'Error');
+    span.setAttribute('error.type', errorClass);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: errorClass });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * The context a W3C `traceparent` (and `tracestate`) names, e.g. from an MCP request's
+ * `params._meta` (OpenTelemetry MCP semantic conventions: "context propagation in `_meta`"), or
+ * undefined when `traceparent` is absent or not a valid W3C value.
+ */
+export function contextOfTraceparent(
+  traceparent: unknown,
+  tracestate?: unknown,
+): Context | undefined {
+  if (typeof traceparent !== 'string') return undefined;
+  const carrier: Record<string, string> = { traceparent };
+  if (typeof tracestate === 'string') carrier.tracestate = tracestate;
+  const context = propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+  const spanContext = trace.getSpanContext(context);
+  return spanContext !== undefined && trace.isSpanContextValid(spanContext) ? context : undefined;
+}
+
+/** Sets attributes (ids only) on the current call's span, when there is one. */
+export function annotateSpan(attributes: Attributes): void {
+  const otel = storage.getStore()?.otel;
+  if (otel !== undefined) trace.getSpan(otel)?.setAttributes(attributes);
 }

@@ -22,6 +22,7 @@ import {
   headerProblem,
   methodNotFoundText,
   modernMethodRefusal,
+  protocolVersionOf,
   toolCallArguments,
   toolCallParams,
   versionRefusal,
@@ -134,6 +135,7 @@ export class McpEndpoint {
       requestIdOf(body),
       this.deps,
       toolCallArguments(body),
+      protocolVersionOf(single(req.headers['mcp-protocol-version']), body),
     );
     const authInfo: AuthInfo = {
       token: session.credentialId,
@@ -253,8 +255,11 @@ function toolServer(exchange: McpExchange): Server {
     },
   );
   // Descriptor schemas are JSON Schema objects; the SDK's type narrows them to `type: "object"`.
-  server.setRequestHandler('tools/list', async () => ({
-    tools: (await exchange.listTools()) as ListToolsResult['tools'],
+  server.setRequestHandler('tools/list', async (request, ctx) => ({
+    tools: (await exchange.listTools(
+      ctx.mcpReq.id,
+      request.params?._meta,
+    )) as ListToolsResult['tools'],
   }));
   // tools/call is served by the fallback, not setRequestHandler: the SDK's handler wrapper
   // refuses malformed params with a multi-line zod dump, where world-spec §6.3 wants one line

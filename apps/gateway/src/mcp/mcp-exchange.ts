@@ -10,10 +10,20 @@ import {
   type WorldError,
 } from '@world/contracts';
 import { decodeBase64 } from '@world/canonical';
-import type { RpcClient } from '@world/runtime';
+import {
+  ENTRY_INDEX_ATTRIBUTE,
+  EPISODE_ATTRIBUTE,
+  INVOCATION_ATTRIBUTE,
+  SERVICE_ATTRIBUTE,
+  SpanKind,
+  annotateSpan,
+  contextOfTraceparent,
+  inSpan,
+  type RpcClient,
+} from '@world/runtime';
 import { asWorldError, mcpErrorOf } from '../errors/error-map.js';
 import type { LogSink } from '../log.js';
-import type { RequestId } from './protocol.js';
+import { DEFAULT_PROTOCOL_VERSION, type RequestId } from './protocol.js';
 
 /** The `_meta` key an MCP client may set to get exactly-once semantics (DESIGN.md §7.4). */
 export const TASK_ID_META_KEY = 'world/taskId';
@@ -73,6 +83,8 @@ export class McpExchange {
     readonly requestId: string | number | null,
     private readonly deps: ExchangeDeps,
     private readonly rawArguments: Map<RequestId, unknown[]> = new Map(),
+    /** the revision the POST speaks (span attribute `mcp.protocol.version`) */
+    private readonly protocolVersion: string = DEFAULT_PROTOCOL_VERSION,
   ) {}
 
   /**
@@ -80,8 +92,10 @@ export class McpExchange {
    * registry order (world-spec §6.2, §11 scenario 10).
    * @throws McpFailure (a host failure: -32603)
    */
-  async listTools(): Promise<McpTool[]> {
-    return this.run(async () => (await this.tools()).map(toMcpTool), undefined);
+  async listTools(id?: RequestId, meta?: Record<string, unknown>): Promise<McpTool[]> {
+    return this.traced('tools/list', undefined, id, meta, () =>
+      this.run(async () => (await this.tools()).map(toMcpTool), undefined),
+    );
   }
 
   /**
@@ -105,9 +119,54 @@ export class McpExchange {
     const raw = this.rawArguments.get(id);
     const call =
       raw === undefined || raw.length === 0 ? params : { ...params, arguments: raw.shift() };
-    const run = this.chain.then(() => this.run(() => this.invoke(call), params.name));
+    const run = this.chain.then(() =>
+      this.traced('tools/call', params.name, id, params._meta, () =>
+        this.run(() => this.invoke(call), params.name),
+      ),
+    );
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Runs one MCP request inside its server span, named and attributed by the OpenTelemetry MCP
+   * semantic conventions: `tools/call <tool>` (or `tools/list`) with `mcp.method.name`,
+   * `jsonrpc.request.id`, `mcp.protocol.version`, `gen_ai.tool.name` and
+   * `gen_ai.operation.name` `execute_tool` for a call; `error.type` is `tool_error` for an
+   * `isError` result and the JSON-RPC code for an error. The span continues the caller's trace
+   * from `params._meta.traceparent`/`tracestate` when given, else the HTTP request's.
+   */
+  private traced<T>(
+    method: string,
+    tool: string | undefined,
+    id: RequestId | undefined,
+    meta: Record<string, unknown> | undefined,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    return inSpan(
+      tool === undefined ? method : `${method} ${tool}`,
+      {
+        [SERVICE_ATTRIBUTE]: 'gateway',
+        'mcp.method.name': method,
+        'mcp.protocol.version': this.protocolVersion,
+        ...(id !== undefined && { 'jsonrpc.request.id': String(id) }),
+        ...(tool !== undefined && {
+          'gen_ai.tool.name': tool,
+          'gen_ai.operation.name': 'execute_tool',
+        }),
+      },
+      async (span) => {
+        const result = await work();
+        if ((result as { isError?: unknown }).isError === true)
+          span.setAttribute('error.type', 'tool_error');
+        return result;
+      },
+      {
+        kind: SpanKind.SERVER,
+        parent: contextOfTraceparent(meta?.['traceparent'], meta?.['tracestate']),
+        errorType: (err) => (err instanceof McpFailure ? String(err.code) : 'Error'),
+      },
+    );
   }
 
   private async invoke(params: {
@@ -138,6 +197,11 @@ export class McpExchange {
       },
       { timeoutMs: this.deps.callDeadlineMs + REPLY_GRACE_MS },
     );
+    annotateSpan({
+      [INVOCATION_ATTRIBUTE]: reply.invocationId,
+      [EPISODE_ATTRIBUTE]: this.session.episodeId,
+      [ENTRY_INDEX_ATTRIBUTE]: reply.entryIndex,
+    });
     return {
       content: [{ type: 'text', text: this.committedText(reply.outputBytes, reply.invocationId) }],
       structuredContent: reply.output,

@@ -256,3 +256,16 @@ export function toolCallParams(params: unknown): ToolCallParams | { problem: str
     return { problem: 'params._meta must be a JSON object' };
   return params as ToolCallParams;
 }
+
+/**
+ * The revision a POST speaks: its MCP-Protocol-Version header, else the version its
+ * `params._meta` envelope names (2026-07-28), else the §6.2 default 2025-03-26.
+ */
+export function protocolVersionOf(header: string | undefined, body: unknown): string {
+  if (header !== undefined) return header;
+  if (isModernRequest(body)) {
+    const meta = (body as { params: { _meta: Record<string, unknown> } }).params._meta;
+    return meta[PROTOCOL_VERSION_META_KEY] as string;
+  }
+  return DEFAULT_PROTOCOL_VERSION;
+}

@@ -23,9 +23,13 @@ import {
   type ReplyOf,
 } from '@world/contracts';
 import {
+  ENTRY_INDEX_ATTRIBUTE,
+  EPISODE_ATTRIBUTE,
+  INVOCATION_ATTRIBUTE,
   InFlight,
   RPC,
   errorClassOf,
+  inSpan,
   observePhase,
   serviceLogger,
   startMark,
@@ -131,7 +135,19 @@ export class InvokeTool {
     };
     return withCallContext({ invocationId }, async () => {
       try {
-        const reply = await this.phases(inv);
+        const reply = await inSpan(
+          `execute_tool ${tool.descriptor.id}`,
+          {
+            ...spanIds(inv),
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': tool.descriptor.id,
+          },
+          async (span) => {
+            const answer = await this.phases(inv);
+            span.setAttribute(ENTRY_INDEX_ATTRIBUTE, answer.entryIndex);
+            return answer;
+          },
+        );
         const outcome = committedOutcome(reply.output);
         this.count(tool.descriptor.id, req.surface, outcome);
         log.info(
@@ -177,7 +193,9 @@ export class InvokeTool {
     let plan: EffectPlan;
     const planMark = startMark();
     try {
-      plan = checkPlan(tool.definition.plan(req.arguments), tool.definition);
+      plan = await inSpan('plan', spanIds(inv), () =>
+        checkPlan(tool.definition.plan(req.arguments), tool.definition),
+      );
     } catch (err) {
       await this.end(inv, 'abandoned');
       throw err instanceof WorldError ? err : new PlanLawError('transition execution failed');
@@ -286,18 +304,20 @@ export class InvokeTool {
     const waitMs = Math.max(0, inv.deadline - Date.now() - d.handlerMs - d.postEffectMs);
     let exec: ReplyOf<'broker.effect.execute'>;
     try {
-      exec = await this.rpc.request(
-        'broker.effect.execute',
-        {
-          invocationId: inv.invocationId,
-          credentialId: inv.req.session.credentialId,
-          episodeId: inv.req.session.episodeId,
-          acquire: { holder, ttlMs: EPISODE_LEASE_TTL_MS, waitMs },
-          now: inv.started,
-          effect,
-          handlerMs: d.handlerMs,
-        },
-        { timeoutMs: waitMs + d.handlerMs + EXECUTE_MARGIN_MS },
+      exec = await inSpan('execute', spanIds(inv), () =>
+        this.rpc.request(
+          'broker.effect.execute',
+          {
+            invocationId: inv.invocationId,
+            credentialId: inv.req.session.credentialId,
+            episodeId: inv.req.session.episodeId,
+            acquire: { holder, ttlMs: EPISODE_LEASE_TTL_MS, waitMs },
+            now: inv.started,
+            effect,
+            handlerMs: d.handlerMs,
+          },
+          { timeoutMs: waitMs + d.handlerMs + EXECUTE_MARGIN_MS },
+        ),
       );
     } catch (err) {
       if (err instanceof TransportTimeoutError) {
@@ -350,16 +370,18 @@ export class InvokeTool {
           throw new PlanLawError('plan asks for a finish phase the tool does not have');
         const finishMark = startMark();
         try {
-          finishOutput = checkFinishOutput(
-            finishPhase(inv.req.arguments, [
-              {
-                id: effect.id,
-                effect: effect.effect,
-                status: exec.status,
-                record: exec.recordRef,
-                output: exec.output,
-              },
-            ]),
+          finishOutput = await inSpan('finish', spanIds(inv), () =>
+            checkFinishOutput(
+              finishPhase(inv.req.arguments, [
+                {
+                  id: effect.id,
+                  effect: effect.effect,
+                  status: exec.status,
+                  record: exec.recordRef,
+                  output: exec.output,
+                },
+              ]),
+            ),
           );
         } finally {
           observePhase(this.settings.replica, 'finish', finishMark);
@@ -414,8 +436,8 @@ export class InvokeTool {
       toWireObject,
     );
     const commitMark = startMark();
-    const committed = await this.rpc
-      .request(
+    const committed = await inSpan('commit', spanIds(inv), async (span) => {
+      const answer = await this.rpc.request(
         'ledger.commit',
         {
           invocationId: inv.invocationId,
@@ -428,8 +450,10 @@ export class InvokeTool {
           objects,
         },
         { timeoutMs: this.settings.deadlines.postEffectMs },
-      )
-      .finally(() => observePhase(this.settings.replica, 'commit', commitMark));
+      );
+      span.setAttribute(ENTRY_INDEX_ATTRIBUTE, answer.entryIndex);
+      return answer;
+    }).finally(() => observePhase(this.settings.replica, 'commit', commitMark));
     return {
       invocationId: inv.invocationId,
       output,
@@ -457,4 +481,16 @@ export class InvokeTool {
       log.warn({ err, invocationId: inv.invocationId }, 'could not end the claim; it will lapse');
     }
   }
+}
+
+/**
+ * The World ids a call's spans carry (never its arguments or results): invocation id, episode,
+ * tool (OpenTelemetry GenAI conventions name the tool `gen_ai.tool.name`).
+ */
+function spanIds(inv: Invocation): Record<string, string> {
+  return {
+    [INVOCATION_ATTRIBUTE]: inv.invocationId,
+    [EPISODE_ATTRIBUTE]: inv.req.session.episodeId,
+    'gen_ai.tool.name': inv.tool.descriptor.id,
+  };
 }
