@@ -195,9 +195,14 @@ export class Unifier {
       const extra = onlyA.size > 0 ? onlyA : onlyB;
       if (extra.size > 0) {
         const names = [...extra.keys()].sort();
+        const list = `field${names.length > 1 ? 's' : ''} ${names.map((f) => `"${f}"`).join(', ')} ${names.length > 1 ? 'are' : 'is'}`;
+        // A record written open whose row an earlier unification bound is exact from then on;
+        // calling it closed would send the reader to the wrong declaration.
         throw new UnifyError(
           'extra',
-          `field${names.length > 1 ? 's' : ''} ${names.map((f) => `"${f}"`).join(', ')} ${names.length > 1 ? 'are' : 'is'} in only one of the two closed record types, and a closed record type is exact`,
+          fa.rowBound || fb.rowBound
+            ? `${list} in only one of the two record types: the row of an open record type was already bound to other fields by an earlier use in the same scope`
+            : `${list} in only one of the two closed record types, and a closed record type is exact`,
         );
       }
       return;
@@ -267,15 +272,24 @@ function mismatch(kind: 'mismatch' | 'arity' = 'mismatch'): UnifyError {
   return new UnifyError(kind, 'type mismatch');
 }
 
-/** A record with its bound row variables followed: all fields, and the final rest. */
-export function flattenRecord(r: TRec): { fields: Map<string, Type>; rest: Type | null } {
+/**
+ * A record with its bound row variables followed: all fields, the final rest, and whether a
+ * bound row variable was followed (the record was written open, `{f: T | r}` or `{f: T, ...}`).
+ */
+export function flattenRecord(r: TRec): {
+  fields: Map<string, Type>;
+  rest: Type | null;
+  rowBound: boolean;
+} {
   const fields = new Map(r.fields);
+  let rowBound = r.rest !== null && r.rest.t === 'var';
   let rest = r.rest === null ? null : prune(r.rest);
   while (rest !== null && rest.t === 'rec') {
     rest.fields.forEach((t, n) => fields.set(n, t));
+    if (rest.rest !== null && rest.rest.t === 'var') rowBound = true;
     rest = rest.rest === null ? null : prune(rest.rest);
   }
-  return { fields, rest };
+  return { fields, rest, rowBound: rowBound && rest === null };
 }
 
 function occurs(v: TVar, t: Type): boolean {

@@ -52,7 +52,11 @@ export function convertType(
             vars.set(te.rest, rest);
           }
         } else {
+          // `{f: T, ...}` is `{f: T | r}` with a row variable of its own: registered so the
+          // signature quantifies it and each use instantiates a fresh row (ailang.md §2.1
+          // "Records").
           rest = U.fresh();
+          vars.set(anonymousRowKey(vars), rest);
         }
       }
       return { t: 'rec', fields, rest } satisfies TRec;
@@ -107,12 +111,19 @@ export function convertType(
         if (depth > ALIAS_DEPTH_MAX)
           throw new CompileError('TC_INF_001', `type alias ${te.name} expands forever`, te.pos);
         const sub = new Map<string, Type>(info.params.map((p, i) => [p, args[i]!]));
-        return convertType(info.alias, scope, sub, 'closed', depth + 1);
+        const expanded = convertType(info.alias, scope, sub, 'closed', depth + 1);
+        // The alias's own `...` rows are quantified with the signature that uses it.
+        for (const [k, v] of sub) if (isAnonymousRowKey(k)) vars.set(anonymousRowKey(vars), v);
+        return expanded;
       }
       return con(info.name, args, info.key);
     }
   }
 }
+
+// Keys of `...` rows in a variable map: `...` cannot start a type variable's name.
+const anonymousRowKey = (vars: Map<string, Type>): string => `...${vars.size}`;
+const isAnonymousRowKey = (k: string): boolean => k.startsWith('...');
 
 /** The builtin list's name in `List[T]`; a type of this name in scope shadows it. */
 export const BUILTIN_LIST_NAME = 'List';
