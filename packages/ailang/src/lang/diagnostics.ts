@@ -118,6 +118,10 @@ export const ERROR_CODES = {
     'effect checking failed (unstructured, as the real binary reports it)',
     'declare the missing effects in the function signature',
   ],
+  LIMIT001: [
+    'the program nests deeper than the embedded checker can follow',
+    'split the deep expression into let bindings or helper functions (a long `a + b + …` chain or deeply nested calls)',
+  ],
   IO_ERROR: ['the file cannot be read', 'check the path: it is relative to the worktree root'],
 } as const;
 

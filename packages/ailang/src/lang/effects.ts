@@ -31,8 +31,10 @@ export function checkEffects(decls: readonly FuncDecl[], scope: ModuleScope): Ef
   const out: EffectViolation[] = [];
   for (const d of decls) {
     const walker = new EffectWalker(scope, out);
-    const params = new Set(d.params.map((p) => p.name));
-    const used = walker.collect(d.body, params);
+    const used = walker.collect(
+      d.body,
+      d.params.map((p) => p.name),
+    );
     const declared = new Set((d.effects?.labels ?? []).map((l) => l.name));
     const missing = [...used].filter((e) => !declared.has(e)).sort();
     if (missing.length > 0) {
@@ -62,21 +64,47 @@ export function effectErrorText(module: string, v: EffectViolation): string {
   ].join('\n');
 }
 
+/**
+ * The local names in scope during one depth-first walk: a count per name, raised on entering a
+ * binder and lowered on leaving it. A copied set per binder made a chain of n lets cost O(n²)
+ * memory (5,000 lets exhausted a 256 MiB worker heap).
+ */
+class BoundNames {
+  private readonly counts = new Map<string, number>();
+
+  has(name: string): boolean {
+    return (this.counts.get(name) ?? 0) > 0;
+  }
+
+  /** Runs `f` with `names` bound. */
+  with<T>(names: readonly string[], f: () => T): T {
+    for (const n of names) this.counts.set(n, (this.counts.get(n) ?? 0) + 1);
+    try {
+      return f();
+    } finally {
+      for (const n of names) this.counts.set(n, this.counts.get(n)! - 1);
+    }
+  }
+}
+
 class EffectWalker {
+  private readonly bound = new BoundNames();
+
   constructor(
     private readonly scope: ModuleScope,
     private readonly out: EffectViolation[],
   ) {}
 
-  /** The effect labels `e` uses given the local names in scope. */
-  collect(e: Expr, locals: ReadonlySet<string>): Set<string> {
+  /** The effect labels `e` uses, with `params` (and nothing else) local. */
+  collect(e: Expr, params: readonly string[]): Set<string> {
     const used = new Set<string>();
-    this.walk(e, locals, used);
+    this.bound.with(params, () => this.walk(e, used));
     return used;
   }
 
-  private walk(e: Expr, locals: ReadonlySet<string>, used: Set<string>): void {
-    const go = (x: Expr, l: ReadonlySet<string> = locals): void => this.walk(x, l, used);
+  private walk(e: Expr, used: Set<string>): void {
+    const go = (x: Expr): void => this.walk(x, used);
+    const within = (names: readonly string[], f: () => void): void => this.bound.with(names, f);
     switch (e.k) {
       case 'int':
       case 'float':
@@ -89,7 +117,8 @@ class EffectWalker {
         for (const p of e.parts) if (typeof p !== 'string') go(p);
         return;
       case 'var':
-        if (!locals.has(e.name)) this.scope.values.get(e.name)?.effects.forEach((x) => used.add(x));
+        if (!this.bound.has(e.name))
+          this.scope.values.get(e.name)?.effects.forEach((x) => used.add(x));
         return;
       case 'qvar':
         this.scope.qualified
@@ -116,9 +145,11 @@ class EffectWalker {
         e.args.forEach((x) => go(x));
         return;
       case 'lambda': {
-        const inner = new Set(locals);
-        e.params.forEach((p) => inner.add(p.name));
-        const own = this.collect(e.body, inner);
+        const own = new Set<string>();
+        within(
+          e.params.map((p) => p.name),
+          () => this.walk(e.body, own),
+        );
         own.forEach((x) => used.add(x));
         if (e.effects !== null) {
           const declared = new Set(e.effects.labels.map((l) => l.name));
@@ -137,10 +168,10 @@ class EffectWalker {
         return;
       }
       case 'let': {
-        const inner = new Set(locals);
-        bindNames(e.pat, inner);
-        go(e.value, e.rec ? inner : locals);
-        go(e.body, inner);
+        const names = patternNames(e.pat);
+        if (e.rec) within(names, () => go(e.value));
+        else go(e.value);
+        within(names, () => go(e.body));
         return;
       }
       case 'seq':
@@ -155,10 +186,10 @@ class EffectWalker {
       case 'match':
         go(e.scrutinee);
         for (const arm of e.arms) {
-          const inner = new Set(locals);
-          bindNames(arm.pat, inner);
-          if (arm.guard) go(arm.guard, inner);
-          go(arm.body, inner);
+          within(patternNames(arm.pat), () => {
+            if (arm.guard) go(arm.guard);
+            go(arm.body);
+          });
         }
         return;
       case 'binop':
@@ -172,10 +203,16 @@ class EffectWalker {
   }
 }
 
-function bindNames(p: Pattern, into: Set<string>): void {
+function patternNames(p: Pattern): string[] {
+  const into: string[] = [];
+  bindNames(p, into);
+  return into;
+}
+
+function bindNames(p: Pattern, into: string[]): void {
   switch (p.k) {
     case 'pvar':
-      into.add(p.name);
+      into.push(p.name);
       return;
     case 'pctor':
       p.args.forEach((a) => bindNames(a, into));

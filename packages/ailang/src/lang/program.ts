@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { AILANG_WORKER_STACK_MB } from '@world/contracts';
 import type { FuncDecl, Module } from './ast.js';
 import { checkModule } from './checker.js';
 import type { CheckedModule, ModuleInterface } from './checker/scope.js';
@@ -73,6 +74,33 @@ export function expectedModulePath(file: string): string {
  */
 export function checkProgram(file: string, reader: SourceReader): CheckResult {
   const loader = new Loader(reader);
+  try {
+    return checkWith(loader, file, reader);
+  } catch (e) {
+    if (!isStackExhaustion(e)) throw e;
+    // The parser, checker and effect checker recurse over the syntax tree; a tree deeper than
+    // the thread's stack is a limit of this toolchain, reported as one, never a crash.
+    return {
+      file,
+      module: null,
+      phase: 'parse',
+      diagnostics: [diagnostic('LIMIT001', nestingLimitMessage(), file)],
+      modules: [],
+      warnings: [],
+    };
+  }
+}
+
+/** The LIMIT001 text: which limit was hit and its value in the embedded toolchain's worker. */
+export function nestingLimitMessage(): string {
+  return `the program nests too deeply for the embedded AILANG checker: it ran out of call stack (the embedded toolchain's worker thread has ${AILANG_WORKER_STACK_MB} MiB)`;
+}
+
+function isStackExhaustion(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+function checkWith(loader: Loader, file: string, reader: SourceReader): CheckResult {
   let entrySource: string;
   try {
     entrySource = reader.read(file);
