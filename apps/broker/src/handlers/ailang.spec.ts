@@ -1,5 +1,10 @@
 import { canonicalBytes } from '@world/canonical';
-import { fitRunOutput, RUN_OUTPUT_BUDGET_BYTES } from './ailang.js';
+import {
+  fitRunOutput,
+  RUN_OUTPUT_BUDGET_BYTES,
+  TOOLCHAIN_DEADLINE_MARGIN_MS,
+  toolchainDeadlineMs,
+} from './ailang.js';
 
 const base = {
   admitted: true,
@@ -50,6 +55,20 @@ describe('fitRunOutput (a run output under the invocation output cap, world-spec
       0,
       true,
       true,
+    ]);
+  });
+});
+
+describe('toolchainDeadlineMs (the toolchain answers before the handler deadline)', () => {
+  it('ends the toolchain 500 ms before the handler deadline', () => {
+    expect([TOOLCHAIN_DEADLINE_MARGIN_MS, toolchainDeadlineMs(20_000, 10_000)]).toEqual([
+      500, 9_500,
+    ]);
+  });
+
+  it('leaves at least 1 ms when the handler deadline is close or gone', () => {
+    expect([toolchainDeadlineMs(10_300, 10_000), toolchainDeadlineMs(9_000, 10_000)]).toEqual([
+      1, 1,
     ]);
   });
 });

@@ -18,6 +18,24 @@ export interface AilangOperatorSettings {
   cacheRoot: string;
 }
 
+/**
+ * How long before the handler's own deadline (handlerMs, 10 s) the toolchain's deadline falls:
+ * the toolchain stops its worker and answers in its documented shape (ailang-check's TIMEOUT
+ * report, a run's supervisor limit) before the broker's timer gives up on the handler and
+ * records a bare failed effect. Both timers armed at the same instant raced.
+ */
+export const TOOLCHAIN_DEADLINE_MARGIN_MS = 500;
+
+/**
+ * The deadline (ms from `now`) a toolchain call gets: what is left of the handler's deadline
+ * less TOOLCHAIN_DEADLINE_MARGIN_MS, at least 1 ms.
+ * @param deadline the handler's deadline (epoch ms)
+ * @param now the current time (epoch ms)
+ */
+export function toolchainDeadlineMs(deadline: number, now: number): number {
+  return Math.max(1, deadline - now - TOOLCHAIN_DEADLINE_MARGIN_MS);
+}
+
 /** The op name the broker checks for the run path, whose payload carries no `op` (world-spec §2.6). */
 export const RUN_OP = 'run';
 
@@ -44,7 +62,7 @@ export async function ailangHandlers(
     runAllowCaps: settings.runAllowCaps,
     netAllow: settings.netAllow,
     netAllowHttp: settings.netAllowHttp,
-    deadlineMs: Math.max(1, ctx.deadline - Date.now()),
+    deadlineMs: toolchainDeadlineMs(ctx.deadline, Date.now()),
     cacheDir: join(settings.cacheRoot, ctx.episodeId),
   });
   const scopes = ['worktree'];

@@ -20,7 +20,10 @@ const program = (name: string, body: string): string =>
 describe('large sources', () => {
   it('refuses a sum of 30,000 terms with LIMIT001 naming the worker stack', () => {
     const terms = Array.from({ length: 30_000 }, () => '1').join(' + ');
-    const r = checkSources({ 'deep.ail': program('deep', `  println(show(${terms}))`) }, 'deep.ail');
+    const r = checkSources(
+      { 'deep.ail': program('deep', `  println(show(${terms}))`) },
+      'deep.ail',
+    );
     expect(r.diagnostics).toEqual([
       {
         code: 'LIMIT001',
