@@ -79,6 +79,12 @@ function startWorker(job: WorkerJob): Worker {
   });
 }
 
+/** Why an op's worker ended without a result; `heapExhausted` when it hit AILANG_WORKER_HEAP_MB. */
+export interface OpFailure {
+  failed: string;
+  heapExhausted?: boolean;
+}
+
 /**
  * Runs one CLI op job in a worker thread, so a pathological program cannot block the caller.
  * @returns the op's result, or 'timeout' when `deadlineMs` passed first (the thread is gone)
@@ -86,11 +92,11 @@ function startWorker(job: WorkerJob): Worker {
 export async function superviseOp(
   job: OpJob,
   deadlineMs: number,
-): Promise<OpResult | 'timeout' | { failed: string }> {
+): Promise<OpResult | 'timeout' | OpFailure> {
   return withSlot(
     () =>
       new Promise((resolve) => {
-        let outcome: OpResult | 'timeout' | { failed: string } | null = null;
+        let outcome: OpResult | 'timeout' | OpFailure | null = null;
         const worker = startWorker({ kind: 'op', job });
         const timer = setTimeout(() => {
           outcome ??= 'timeout';
@@ -100,7 +106,7 @@ export async function superviseOp(
           if (m.t === 'op') outcome ??= m.result;
         });
         worker.on('error', (e) => {
-          outcome ??= { failed: failureText(e) };
+          outcome ??= { failed: failureText(e), heapExhausted: isOutOfMemory(e) };
         });
         worker.on('exit', () => {
           clearTimeout(timer);
@@ -270,9 +276,12 @@ function compose(
   return { exitCode: (result as { exitCode: number }).exitCode, stdout, stderr: errText };
 }
 
+function isOutOfMemory(e: Error): boolean {
+  return (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
 function failureText(e: Error): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ERR_WORKER_OUT_OF_MEMORY')
+  if (isOutOfMemory(e))
     return `the program exhausted the worker heap (${AILANG_WORKER_HEAP_MB} MiB)`;
   return e.message;
 }

@@ -6,6 +6,7 @@ import {
   AILANG_MAX_RECURSION_DEPTH,
   AILANG_NET_MAX_RESPONSE_BYTES,
   AILANG_NET_REQUEST_TIMEOUT_MS,
+  AILANG_WORKER_HEAP_MB,
   POLICY_TOOL_STDOUT_MAX_BYTES,
 } from '@world/contracts';
 import type { CommandOutput } from '../cli/check-output.js';
@@ -45,6 +46,8 @@ export const EMBEDDED_VERSION_TEXT = `${EMBEDDED_VERSION}\nToolchain: @world/ail
 const IN_THREAD_OPS = new Set(['version', 'builtins_list', 'builtins_show']);
 // `ailang check` exits 124 on a compile deadline (ailang.md §1.3).
 const CHECK_TIMEOUT_EXIT = 124;
+// A check that did not pass exits 1 (ailang.md §1.3).
+const CHECK_FAILED_EXIT = 1;
 
 /** Truncates to the policy-tool stdout cap (world-spec §10: 64 KiB), on a character boundary. */
 function cap(text: string): string {
@@ -56,13 +59,21 @@ function cap(text: string): string {
     .replace(/\uFFFD$/, '');
 }
 
-function timeoutOutput(req: CliRequest, deadlineMs: number): CommandOutput {
-  const message = `compilation timed out after ${goDuration(deadlineMs)}`;
-  const error = { code: 'TIMEOUT', message, file: req.path };
+/**
+ * The check report of a check the toolchain stopped at one of its limits, in the shape of
+ * `ailang check --json` / `ai-check` (ailang.md §1.3): one error naming the limit and its value.
+ * @param exitCode 124 for the compile deadline (ailang.md §1.3), 1 for any other limit
+ */
+export function limitOutput(
+  req: CliRequest,
+  exitCode: number,
+  error: { code: string; message: string },
+): CommandOutput {
+  const err = { code: error.code, message: error.message, file: req.path };
   if (req.op === 'ai_check') {
     const out = {
       file: req.path,
-      check: { passed: false, error_count: 1, errors: [error] },
+      check: { passed: false, error_count: 1, errors: [err] },
       verify: {
         available: false,
         verified: 0,
@@ -72,22 +83,20 @@ function timeoutOutput(req: CliRequest, deadlineMs: number): CommandOutput {
         results: [],
       },
     };
-    return {
-      exitCode: CHECK_TIMEOUT_EXIT,
-      stdout: `${JSON.stringify(out, null, 2)}\n`,
-      stderr: '',
-    };
+    return { exitCode, stdout: `${JSON.stringify(out, null, 2)}\n`, stderr: '' };
   }
   if ('json' in req.flags) {
-    const out = { file: req.path, passed: false, error_count: 1, errors: [error] };
-    return {
-      exitCode: CHECK_TIMEOUT_EXIT,
-      stdout: `${JSON.stringify(out, null, 2)}\n`,
-      stderr: '',
-    };
+    const out = { file: req.path, passed: false, error_count: 1, errors: [err] };
+    return { exitCode, stdout: `${JSON.stringify(out, null, 2)}\n`, stderr: '' };
   }
-  return { exitCode: CHECK_TIMEOUT_EXIT, stdout: '', stderr: `Error: ${message}\n` };
+  return { exitCode, stdout: '', stderr: `Error: ${error.message}\n` };
 }
+
+/** The LIMIT002 error of a check whose worker exhausted its heap (AILANG_WORKER_HEAP_MB). */
+export const HEAP_LIMIT_ERROR = {
+  code: 'LIMIT002',
+  message: `compilation exhausted the embedded toolchain's worker heap (${AILANG_WORKER_HEAP_MB} MiB)`,
+};
 
 class EmbeddedToolchain implements Toolchain {
   readonly kind = 'embedded' as const;
@@ -120,13 +129,19 @@ class EmbeddedToolchain implements Toolchain {
     };
     const res = IN_THREAD_OPS.has(req.op) ? runOp(job) : await superviseOp(job, ctx.deadlineMs);
     let output: CommandOutput;
+    const isCheck = req.op === 'check' || req.op === 'ai_check';
     if (res === 'timeout') {
-      if (req.op !== 'check' && req.op !== 'ai_check') {
+      if (!isCheck) {
         throw new ToolProcessError(
           `op ${req.op} exceeded the handler deadline (${goDuration(ctx.deadlineMs)}); worker thread terminated`,
         );
       }
-      output = timeoutOutput(req, ctx.deadlineMs);
+      output = limitOutput(req, CHECK_TIMEOUT_EXIT, {
+        code: 'TIMEOUT',
+        message: `compilation timed out after ${goDuration(ctx.deadlineMs)}`,
+      });
+    } else if ('failed' in res && res.heapExhausted === true && isCheck) {
+      output = limitOutput(req, CHECK_FAILED_EXIT, HEAP_LIMIT_ERROR);
     } else if ('failed' in res) {
       throw new ToolProcessError(`op ${req.op} failed in the embedded toolchain: ${res.failed}`);
     } else if ('refused' in res) {
