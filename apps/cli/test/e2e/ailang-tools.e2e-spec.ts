@@ -23,6 +23,8 @@ import {
 const DEADLINE_MS = 10_000;
 const POLICY_TIMEOUT_MS = deadlineTable(DEADLINE_MS).policyTimeoutMs;
 const SHA = /^sha256:[0-9a-f]{64}$/;
+// startTestSystem puts WORLD_HOME at <tmp>/home and the worktrees at <tmp>/ws/<episode>.
+const POLICY_FROM_WORKTREE = '../../home/policies/ep1.toml';
 
 const ESCAPE_AIL =
   'module escape\n\nimport std/fs (readFile)\nimport std/io (println)\n\nexport func main() -> () ! {IO, FS} {\n  println(readFile("/etc/hosts"))\n}\n';
@@ -141,6 +143,8 @@ describe.each(MODES)('the AILANG tools over MCP (%s mode)', (mode) => {
       security_mode: 'restricted',
       timeout_ms: POLICY_TIMEOUT_MS,
       fs_sandbox: '.',
+      // the policy file (<home>/policies/ep1.toml) by its path from the worktree (<ws>/ep1)
+      policy: POLICY_FROM_WORKTREE,
     });
     expect(out.stderr).not.toContain(worktree);
     expect(out.policy).toEqual({
@@ -182,6 +186,7 @@ describe.each(MODES)('the AILANG tools over MCP (%s mode)', (mode) => {
       allowed_caps: ['FS', 'IO'],
       missing_from_policy: ['Net'],
     });
+    expect(JSON.parse(net.stdout).policy).toBe(POLICY_FROM_WORKTREE);
     const nope = (await w.call(token, 'ailang-run', { path: 'nope.ail' })) as Record<string, any>;
     expect([nope.admitted, nope.exit_code]).toEqual([false, 1]);
     expect(nope.decision).toMatchObject({

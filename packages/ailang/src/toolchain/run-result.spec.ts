@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { effectivePolicy } from '../policy/policy.js';
 import { episodePolicy } from '../../test/helpers/programs.js';
 import { runResult, worktreeRelative } from './run-result.js';
@@ -41,7 +41,7 @@ describe('runResult: toolchain messages show worktree-relative paths (world-spec
       stderr: [
         `program says ${wt}/x`,
         'Error: execution failed: readFile: path "/etc/hosts" escapes sandbox "."',
-        'policy: {"fs_sandbox":".","policy":"/home/w/.world/policies/ep1.toml"}',
+        `policy: {"fs_sandbox":".","policy":"${relative(wt, '/home/w/.world/policies/ep1.toml')}"}`,
         '',
       ].join('\n'),
       policy: {
@@ -51,6 +51,32 @@ describe('runResult: toolchain messages show worktree-relative paths (world-spec
         net_allow: [],
       },
     });
+  });
+
+  it('shows the policy file relative to the worktree in the decision JSON of a refused run', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ailang-pol-'));
+    try {
+      const worktree = join(root, 'ws', 'demo');
+      const policyPath = join(root, '.world', 'policies', 'demo.toml');
+      const decision = {
+        ok: false,
+        error_kind: 'policy_violation',
+        message: 'declared effects exceed policy',
+      };
+      const stdout = `${JSON.stringify({ file: 'a.ail', policy: policyPath, decision }, null, 2)}\n`;
+      const out = runResult(
+        { admitted: false, exit_code: 2, decision, limit: null, stdout, stderr: '' },
+        effectivePolicy(episodePolicy(worktree), policyPath, 'f'.repeat(64)),
+        worktree,
+      );
+      expect(JSON.parse(out.stdout as string)).toEqual({
+        file: 'a.ail',
+        policy: '../../.world/policies/demo.toml',
+        decision,
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('leaves a path that only starts with the worktree name alone', () => {
