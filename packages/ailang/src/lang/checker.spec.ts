@@ -250,6 +250,18 @@ describe('checkProgram: what is reported (ailang.md §1.3 error JSON)', () => {
       [{ code: 'IMP010', message: 'm.ail:2:1: unknown module std/nope', line: 2, column: 1 }],
     ],
     [
+      'an unknown legacy stdlib/std module, named as written (IMP010)',
+      ['import stdlib/std/nosuch (x)'],
+      [
+        {
+          code: 'IMP010',
+          message: 'm.ail:2:1: unknown module stdlib/std/nosuch',
+          line: 2,
+          column: 1,
+        },
+      ],
+    ],
+    [
       'a name the module does not export (IMP011)',
       ['import std/io (printline)'],
       [

@@ -202,6 +202,8 @@ class Loader {
   loadImports(m: LoadedModule, stack: string[]): void {
     const { modules: std } = stdInterfaces();
     for (const imp of m.ast.imports) {
+      // Diagnostics name the path as the user wrote it, legacy prefix included.
+      const written = imp.path;
       if (imp.path.startsWith(LEGACY_STDLIB_PREFIX)) {
         imp.path = imp.path.slice('stdlib/'.length);
         if (!this.warnings.includes(LEGACY_STDLIB_WARNING))
@@ -213,7 +215,7 @@ class Loader {
             m.file,
             new CompileError(
               'IMP010',
-              `unknown module ${imp.path}`,
+              `unknown module ${written}`,
               imp.pos,
               `the embedded toolchain provides: ${[...std.keys()].sort().join(', ')}`,
             ),
