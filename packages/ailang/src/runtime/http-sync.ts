@@ -80,9 +80,33 @@ export function httpExchangeSync(x: HttpExchange): HttpOutcome {
   } catch (e) {
     return { ok: false, kind: 'transport', message: `request failed: ${(e as Error).message}` };
   }
+  let outcome: HttpOutcome;
   try {
-    return JSON.parse(out) as HttpOutcome;
+    outcome = JSON.parse(out) as HttpOutcome;
   } catch {
     return { ok: false, kind: 'transport', message: 'request failed: no answer' };
   }
+  if (!outcome.ok && outcome.kind === 'transport')
+    return { ...outcome, message: transportText(outcome.message) };
+  return outcome;
+}
+
+// OpenSSL's error text inside Node's: `…:error:0A00010B:SSL routines:ssl3_get_record:wrong
+// version number:../deps/openssl/…:350:`.
+const OPENSSL_ERROR = /:error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:]+):/;
+
+/**
+ * The Transport text of a failed exchange: Node's OpenSSL error strings (library, function,
+ * source file and line of the TLS stack) become one plain sentence. An https request answered
+ * in plain http gets the text of the real toolchain's Go client (net/http: "http: server gave
+ * HTTP response to HTTPS client"); any other TLS failure is `TLS handshake failed: <reason>`.
+ * Messages without an OpenSSL error pass unchanged.
+ */
+export function transportText(message: string): string {
+  const m = OPENSSL_ERROR.exec(message);
+  if (m === null) return message;
+  const reason = m[1]!.trim();
+  if (reason === 'wrong version number' || reason === 'packet length too long')
+    return 'http: server gave HTTP response to HTTPS client';
+  return `TLS handshake failed: ${reason}`;
 }

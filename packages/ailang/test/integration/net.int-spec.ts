@@ -145,6 +145,9 @@ describe('std/net against loopback servers (embedded toolchain)', () => {
       ]),
       'plain.ail': netProgram('plain', [`  println(httpGet(${at(plain, '/hello')}))`]),
       'tls.ail': netProgram('tls', [`  report("GET", ${at(tls, '/hello', 'https')}, [], "")`]),
+      'mismatch.ail': netProgram('mismatch', [
+        `  report("GET", ${at(plain, '/hello', 'https')}, [], "")`,
+      ]),
       'big.ail': netProgram('big', [`  report("GET", ${at(plain, '/big')}, [], "")`]),
     };
     for (const [f, text] of Object.entries(files)) writeFileSync(join(worktree, f), text);
@@ -255,6 +258,14 @@ describe('std/net against loopback servers (embedded toolchain)', () => {
       0,
       'Transport(self-signed certificate)\n',
       [],
+    ]);
+  });
+
+  it('answers https to a plain-http endpoint with a clean Transport text, not OpenSSL internals', async () => {
+    const out = await run(ctx, 'mismatch.ail');
+    expect([out.exit_code, out.stdout]).toEqual([
+      0,
+      'Transport(http: server gave HTTP response to HTTPS client)\n',
     ]);
   });
 
