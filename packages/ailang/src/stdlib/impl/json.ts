@@ -23,7 +23,8 @@ import { floatToInt } from './numbers.js';
  * `\`, the short escapes and other control characters escaped. `decode` reads the first JSON value
  * of the text (what follows it is not read, as the real streaming decoder does), keeps object
  * pairs in source order with duplicates, and makes every number a float (integers through int64,
- * clamped at its bounds).
+ * clamped at its bounds; other numbers through float64, ±Inf past its range), with no nesting
+ * limit (packages/ailang/README.md "std/json numbers and nesting").
  */
 
 const ctor = (name: string, ...args: Value[]): CtorValue => ({ k: 'ctor', name, args });
@@ -67,35 +68,73 @@ function encodeString(s: string): string {
   return `${out}"`;
 }
 
-/** Compact JSON text of a Json value. */
+/**
+ * Compact JSON text of a Json value, built with an explicit work stack (no recursion), so any
+ * value decode can build can be encoded again.
+ * @throws AilRuntimeError for a value that is not a Json constructor
+ */
 export function encodeJson(v: Value): string {
-  const c = v as CtorValue;
-  switch (c.name) {
-    case 'JNull':
-      return 'null';
-    case 'JBool':
-      return c.args[0] === true ? 'true' : 'false';
-    case 'JNumber':
-      return encodeNumber(flt(c.args[0]!));
-    case 'JString':
-      return encodeString(str(c.args[0]!));
-    case 'JArray':
-      return `[${listItems(c.args[0] as ListValue)
-        .map(encodeJson)
-        .join(',')}]`;
-    case 'JObject':
-      return `{${listItems(c.args[0] as ListValue)
-        .map((kv) => {
-          const f = (kv as { fields: Map<string, Value> }).fields;
-          return `${encodeString(str(f.get('key')!))}:${encodeJson(f.get('value')!)}`;
-        })
-        .join(',')}}`;
-    default:
-      throw new AilRuntimeError(`encode: ${c.name} is not a Json constructor`);
+  const out: string[] = [];
+  // Pieces of text to emit, or values to encode, in reverse order.
+  type Work = { text: string } | { value: Value } | { member: Value };
+  const work: Work[] = [{ value: v }];
+  const push = (items: Value[], item: (x: Value) => Work, close: string): void => {
+    work.push({ text: close });
+    for (let i = items.length - 1; i >= 0; i--) {
+      work.push(item(items[i]!));
+      if (i > 0) work.push({ text: ',' });
+    }
+  };
+  while (work.length > 0) {
+    const w = work.pop()!;
+    if ('text' in w) {
+      out.push(w.text);
+      continue;
+    }
+    if ('member' in w) {
+      // an object member {key, value}
+      const f = (w.member as { fields: Map<string, Value> }).fields;
+      out.push(`${encodeString(str(f.get('key')!))}:`);
+      work.push({ value: f.get('value')! });
+      continue;
+    }
+    const c = w.value as CtorValue;
+    switch (c.name) {
+      case 'JNull':
+        out.push('null');
+        break;
+      case 'JBool':
+        out.push(c.args[0] === true ? 'true' : 'false');
+        break;
+      case 'JNumber':
+        out.push(encodeNumber(flt(c.args[0]!)));
+        break;
+      case 'JString':
+        out.push(encodeString(str(c.args[0]!)));
+        break;
+      case 'JArray':
+        out.push('[');
+        push(listItems(c.args[0] as ListValue), (x) => ({ value: x }), ']');
+        break;
+      case 'JObject':
+        out.push('{');
+        push(listItems(c.args[0] as ListValue), (kv) => ({ member: kv }), '}');
+        break;
+      default:
+        throw new AilRuntimeError(`encode: ${c.name} is not a Json constructor`);
+    }
   }
+  return out.join('');
 }
 
 class JsonSyntax extends Error {}
+
+/** An open container while decoding: its items so far and, in an object, the pending key. */
+interface Frame {
+  kind: 'array' | 'object';
+  items: Value[];
+  key: string;
+}
 
 /** A reader of one JSON value (RFC 8259 grammar) from the start of a text. */
 class JsonReader {
@@ -117,11 +156,74 @@ class JsonReader {
     return this.value();
   }
 
+  /**
+   * One value, containers included, with an explicit stack of open containers rather than
+   * recursion: like the real decoder's token stream (a Go `json.Decoder.Token` loop keeping its
+   * own frames), nesting is bounded by memory, not by the thread's call stack.
+   */
   private value(): Value {
+    const open: Frame[] = [];
+    for (;;) {
+      let v: Value | null = null;
+      this.ws();
+      const ch = this.s[this.i];
+      if (ch === '{' || ch === '[') {
+        this.i++;
+        this.ws();
+        const close = ch === '{' ? '}' : ']';
+        if (this.s[this.i] === close) {
+          this.i++;
+          v = ctor(ch === '{' ? 'JObject' : 'JArray', listFrom([]));
+        } else if (ch === '{') {
+          open.push({ kind: 'object', items: [], key: this.key() });
+          continue;
+        } else {
+          open.push({ kind: 'array', items: [], key: '' });
+          continue;
+        }
+      } else {
+        v = this.scalar();
+      }
+      // A finished value joins its container; a closing bracket finishes that one in turn.
+      for (;;) {
+        const top = open[open.length - 1];
+        if (top === undefined) return v;
+        top.items.push(top.kind === 'object' ? kvRecord(top.key, v) : v);
+        this.ws();
+        if (this.s[this.i] === ',') {
+          this.i++;
+          if (top.kind === 'object') top.key = this.key();
+          break;
+        }
+        const close = top.kind === 'object' ? '}' : ']';
+        if (this.s[this.i] !== close)
+          this.fail(top.kind === 'object' ? 'after object key:value pair' : 'after array element');
+        this.i++;
+        open.pop();
+        v = ctor(top.kind === 'object' ? 'JObject' : 'JArray', listFrom(top.items));
+      }
+    }
+  }
+
+  /** `"key" :` of an object member. */
+  private key(): string {
     this.ws();
+    if (this.s[this.i] !== '"') this.fail('looking for beginning of object key string');
+    const key = this.string();
+    // The real streaming decoder takes "" for "no key yet" and drops or mis-keys such pairs;
+    // rather than guess which, the embedded decoder refuses them.
+    if (key === '')
+      throw new AilRuntimeError(
+        'decode: an empty object key ("") is not supported by the embedded toolchain',
+      );
+    this.ws();
+    if (this.s[this.i] !== ':') this.fail('after object key');
+    this.i++;
+    return key;
+  }
+
+  private scalar(): Value {
     const ch = this.s[this.i];
-    if (ch === '{') return this.object();
-    if (ch === '[') return this.array();
     if (ch === '"') return ctor('JString', this.string());
     if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) return this.number();
     for (const [word, v] of [
@@ -137,64 +239,12 @@ class JsonReader {
     return this.fail('looking for beginning of value');
   }
 
-  private object(): Value {
-    this.i++;
-    const pairs: Value[] = [];
-    this.ws();
-    if (this.s[this.i] === '}') {
-      this.i++;
-      return ctor('JObject', listFrom(pairs));
-    }
-    while (true) {
-      this.ws();
-      if (this.s[this.i] !== '"') this.fail('looking for beginning of object key string');
-      const key = this.string();
-      // The real streaming decoder takes "" for "no key yet" and drops or mis-keys such pairs;
-      // rather than guess which, the embedded decoder refuses them.
-      if (key === '')
-        throw new AilRuntimeError(
-          'decode: an empty object key ("") is not supported by the embedded toolchain',
-        );
-      this.ws();
-      if (this.s[this.i] !== ':') this.fail('after object key');
-      this.i++;
-      pairs.push(kvRecord(key, this.value()));
-      this.ws();
-      if (this.s[this.i] === ',') {
-        this.i++;
-        continue;
-      }
-      if (this.s[this.i] === '}') {
-        this.i++;
-        return ctor('JObject', listFrom(pairs));
-      }
-      this.fail('after object key:value pair');
-    }
-  }
-
-  private array(): Value {
-    this.i++;
-    const items: Value[] = [];
-    this.ws();
-    if (this.s[this.i] === ']') {
-      this.i++;
-      return ctor('JArray', listFrom(items));
-    }
-    while (true) {
-      items.push(this.value());
-      this.ws();
-      if (this.s[this.i] === ',') {
-        this.i++;
-        continue;
-      }
-      if (this.s[this.i] === ']') {
-        this.i++;
-        return ctor('JArray', listFrom(items));
-      }
-      this.fail('after array element');
-    }
-  }
-
+  /**
+   * The real `makeJNumber`: a literal with `.`, `e` or `E` is `json.Number.Float64`
+   * (strconv.ParseFloat: correctly rounded, ±Inf past the float range, its range error
+   * ignored); any other is `json.Number.Int64` (strconv.ParseInt, clamped to the int64 bounds,
+   * its range error ignored) made a float.
+   */
   private number(): Value {
     const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.s.slice(this.i));
     if (m === null) {
