@@ -164,7 +164,7 @@ class JsonReader {
   private value(): Value {
     const open: Frame[] = [];
     for (;;) {
-      let v: Value | null = null;
+      let v: Value;
       this.ws();
       const ch = this.s[this.i];
       if (ch === '{' || ch === '[') {
