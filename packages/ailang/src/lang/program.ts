@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AILANG_WORKER_STACK_MB } from '@world/contracts';
+import { resourceLimits } from 'node:worker_threads';
 import type { FuncDecl, Module } from './ast.js';
 import { checkModule } from './checker.js';
 import type { CheckedModule, ModuleInterface } from './checker/scope.js';
@@ -91,9 +91,18 @@ export function checkProgram(file: string, reader: SourceReader): CheckResult {
   }
 }
 
-/** The LIMIT001 text: which limit was hit and its value in the embedded toolchain's worker. */
+/**
+ * The LIMIT001 text: which limit was hit and its value — the stack size of the worker thread
+ * checking the program (AILANG_WORKER_STACK_MB, read from the thread's own resource limits:
+ * worker code never loads the contracts package), or the calling thread's default stack.
+ */
 export function nestingLimitMessage(): string {
-  return `the program nests too deeply for the embedded AILANG checker: it ran out of call stack (the embedded toolchain's worker thread has ${AILANG_WORKER_STACK_MB} MiB)`;
+  const mb = resourceLimits.stackSizeMb;
+  const stack =
+    mb === undefined
+      ? "the calling thread's default stack"
+      : `the embedded toolchain's worker thread has ${mb} MiB`;
+  return `the program nests too deeply for the embedded AILANG checker: it ran out of call stack (${stack})`;
 }
 
 function isStackExhaustion(e: unknown): boolean {

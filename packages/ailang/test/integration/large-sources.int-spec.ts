@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AILANG_WORKER_STACK_MB } from '@world/contracts';
 import { embeddedToolchain, renderPolicyToml } from '../../src/index.js';
 import type { AilangContext } from '../../src/toolchain/types.js';
 import { episodePolicy } from '../helpers/programs.js';
@@ -30,6 +31,10 @@ const PROGRAMS: Record<string, string> = {
   'sum.ail': program(
     'sum',
     `  println(show(${Array.from({ length: 50_000 }, () => '1').join(' + ')}))`,
+  ),
+  'deep.ail': program(
+    'deep',
+    `  println(show(${Array.from({ length: 150_000 }, () => '1').join(' + ')}))`,
   ),
   'list.ail': program(
     'list',
@@ -68,5 +73,28 @@ describe('large sources through the embedded toolchain', () => {
     ]);
     const run = await tc.run(ctx, { path, caps: ['IO'] });
     expect([run.admitted, run.exit_code, run.limit, run.stdout]).toEqual([true, 0, null, printed]);
+  });
+
+  it('refuses a 150,000-term sum deeper than the worker stack with LIMIT001, in check and run', async () => {
+    const message = `the program nests too deeply for the embedded AILANG checker: it ran out of call stack (the embedded toolchain's worker thread has ${AILANG_WORKER_STACK_MB} MiB)`;
+    const check = await tc.aiCheck(ctx, { path: 'deep.ail' });
+    expect([check.exit_code, JSON.parse(check.stdout as string).check.errors]).toEqual([
+      1,
+      [
+        {
+          code: 'LIMIT001',
+          message,
+          file: 'deep.ail',
+          suggestion:
+            'split the deep expression into let bindings or helper functions (a long `a + b + …` chain or deeply nested calls)',
+        },
+      ],
+    ]);
+    const run = await tc.run(ctx, { path: 'deep.ail', caps: ['IO'] });
+    expect([run.admitted, run.exit_code, run.decision]).toEqual([
+      false,
+      2,
+      { ok: false, error_kind: 'typecheck_failed', message },
+    ]);
   });
 });
