@@ -287,6 +287,23 @@ export class InvocationInFlightError extends WorldError {
   }
 }
 
+/**
+ * A tool commit whose claim is no longer its own live claim (the planner gave it up, it lapsed,
+ * or a resend reclaimed it): nothing was written, and this commit can never land (DESIGN.md §2).
+ */
+export class ClaimGivenUpError extends WorldError {
+  readonly errorClass = 'ClaimGivenUp';
+  constructor(
+    readonly invocationId: string,
+    message = `the claim of invocation "${invocationId}" was given up or lapsed; the commit is refused`,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { invocationId: this.invocationId };
+  }
+}
+
 /** An idempotent invocation known not to have committed (world-spec §6.5). */
 export class InvocationNotCommittedError extends WorldError {
   readonly errorClass = 'InvocationNotCommitted';
@@ -358,6 +375,7 @@ const RESTORERS: Record<string, Restorer> = {
   DuplicateInvocation: (m, d) => new DuplicateInvocationError(str(d.invocationId), m),
   InvocationInFlight: (m) => new InvocationInFlightError(m),
   InvocationNotCommitted: (m) => new InvocationNotCommittedError(m),
+  ClaimGivenUp: (m, d) => new ClaimGivenUpError(str(d.invocationId), m),
   UnknownTool: (m, d) => new UnknownToolError(str(d.toolId), m),
   NoHandler: (m) => new NoHandlerError(m),
   PlanLaw: (m) => new PlanLawError(m),

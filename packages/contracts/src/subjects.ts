@@ -47,6 +47,12 @@ export const LedgerCommitRequest = z.object({
   stateRoot: RefSchema,
   /** every object reachable from the entry */
   objects: z.array(WireObjectSchema),
+  /**
+   * the claim token `ledger.invocation.begin` answered (keyed calls): the commit binds the
+   * journal row only while that claim is still held and live, so a claim that was given up or
+   * lapsed never commits later (DESIGN.md §2)
+   */
+  claimToken: z.string().min(1).max(64).optional(),
 });
 export const LedgerCommitReply = z.object({
   entryIndex: NonNegInt,
@@ -94,7 +100,8 @@ export const LedgerInvocationBeginRequest = z.object({
   reclaim: z.boolean().optional(),
 });
 export const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
-  z.object({ state: z.literal('claimed') }),
+  /** the claim is this caller's: `claimToken` fences its commit and its end */
+  z.object({ state: z.literal('claimed'), claimToken: z.string().min(1).max(64) }),
   z.object({
     state: z.literal('committed'),
     entryIndex: NonNegInt,
@@ -118,6 +125,8 @@ export const LedgerInvocationGetReply = z.discriminatedUnion('state', [
 export const LedgerInvocationEndRequest = z.object({
   invocationId: z.string().min(1),
   reason: z.enum(['uncertain', 'abandoned']),
+  /** ends the claim only while it is still the one with this token (a reclaim is left alone) */
+  claimToken: z.string().min(1).max(64).optional(),
 });
 
 export const LedgerRegistryPublishRequest = z.object({

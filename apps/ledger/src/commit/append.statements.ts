@@ -12,7 +12,8 @@
  * Parameters of every append: $1–$5 the objects' hash, interface hash, semantic id, provenance
  * and payload arrays; $6–$13 the entry (index, hash, epoch, transition fn, interpreter, prev hash,
  * written by, transition ref); $14–$17 the world (ref, revision, state root, log head); then $18
- * the invocation id and $19 the commit hash when the commit is journaled.
+ * the invocation id and $19 the commit hash when the commit is journaled, and $20 the claim token
+ * of a tool commit.
  */
 import type { LogEntry, World, WorldObject } from '@world/canonical';
 import { SELECTED_HEAD, type JournalKind } from '../db/schema.js';
@@ -21,8 +22,11 @@ import type { HeadPosition } from './chain.js';
 
 /** How a commit writes its journal row, if it has an invocation id. */
 export type JournalWrite =
-  /** a coordinator commit: insert, or bind a claim whatever its state (DESIGN.md §7.1) */
-  | { mode: 'tool'; invocationId: string; commitHash: string }
+  /**
+   * a coordinator commit: insert, or bind its own live claim (toolBindable; DESIGN.md §2).
+   * `claimToken` is the token its claim answered; null for a call without a claim.
+   */
+  | { mode: 'tool'; invocationId: string; commitHash: string; claimToken: string | null }
   /** a REST commit: insert, or bind its own intent (same commit hash) */
   | { mode: 'rest'; invocationId: string; commitHash: string };
 
@@ -72,8 +76,19 @@ const MOVE_HEAD = `hd AS (
    WHERE key = '${SELECTED_HEAD}'
 )`;
 
-/** The journal states a tool commit may bind (a claim, whatever became of it; DESIGN.md §7.4). */
-const TOOL_BINDABLE = `('claimed', 'ended')`;
+/**
+ * When a tool commit may bind an existing journal row (`j` the row, `token` the commit's claim
+ * token parameter): only the claim it was made under, still held (not ended, not reclaimed by a
+ * resend: same token) and live by the database's clock at the moment the row is locked
+ * (clock_timestamp(), not the transaction's start). A claim the planner gave up on
+ * (`ledger.invocation.end`) or that lapsed therefore never commits later: the late statement
+ * binds nothing and is rolled back (DESIGN.md §2; world-internals §5.5, §12 #24). A commit
+ * without a token (a call without a claim) binds no existing row. Null-safe: false, never null.
+ */
+function toolBindable(j: string, token: string): string {
+  return `coalesce(${j}.state = 'claimed' AND ${j}.claim_token = ${token}::text
+    AND ${j}.claim_expires_at > clock_timestamp(), false)`;
+}
 
 /**
  * The journal outcome, last statement of an append with an invocation id: insert, or bind the
@@ -93,7 +108,7 @@ RETURNING j.invocation_id`;
 /** The last statement of an append, by how it writes its journal row. */
 const APPEND_LAST: Record<'none' | JournalWrite['mode'], string> = {
   none: 'SELECT 1',
-  tool: journalOutcome('tool', `j.state IN ${TOOL_BINDABLE}`),
+  tool: journalOutcome('tool', toolBindable('j', '$20')),
   rest: journalOutcome('rest', `j.state = 'intent' AND j.commit_hash = $19`),
 };
 
@@ -127,22 +142,21 @@ export function appendStatement(
  * - `hd`, the head move, is the only write that reads the database before writing: it moves the
  *   head only when the head row still stands exactly on the expected entry (index $20, hash $21,
  *   revision $22 — everything chainToolCommit took from it) and the invocation has no journal
- *   row a tool commit could not bind (committed, or a REST intent). A concurrent append holds
+ *   row this commit could not bind (committed, a REST intent, or a claim not its own live
+ *   one: toolBindable). A concurrent append holds
  *   the head row's lock; READ COMMITTED makes `hd` wait for it, then re-check its WHERE against
  *   the new row version, which no longer matches: nothing is updated.
  * - Every other write selects `FROM hd`, so it writes its rows only when `hd` returned one.
  *   Data-modifying CTEs all run whether referenced or not and all see one snapshot: the gating
  *   has to be explicit, and it is on every one of them.
- * - The journal outcome cannot fail to bind once the head moved: a row in the statement's
- *   snapshot was checked by `hd`; a row committed after the snapshot was written by a claim
- *   (`ledger.invocation.begin`: claimed, or ended by `ledger.invocation.end` — both bindable),
- *   because a commit of this id would have moved the head first and `hd` would have matched
- *   nothing. Should that reasoning ever fail, the last line divides by the number of journal
- *   rows bound: 0 raises division_by_zero (SQLSTATE 22012), which aborts the statement, so
- *   nothing of it is written either.
+ * - The journal outcome may still fail to bind once the head moved: a row changed after the
+ *   statement's snapshot (a claim ended by `ledger.invocation.end`, reclaimed, or lapsing
+ *   meanwhile) is re-checked when `jo` locks it. Then the last line divides by the number of
+ *   journal rows bound: 0 raises division_by_zero (SQLSTATE 22012), which aborts the statement,
+ *   so nothing of it is written, and the caller falls back to the transaction, which refuses it.
  *
  * Parameters: those of every append (file doc) with the journal's $18–$19, then $20–$22 the
- * expected head's entry index, entry hash and revision. Returns one row (the new entry index)
+ * expected head's entry index, entry hash and revision, and $23 the claim token. Returns one row (the new entry index)
  * when the commit landed, none when nothing was written.
  */
 export const APPEND_ON_HEAD: NamedStatement = {
@@ -154,8 +168,8 @@ export const APPEND_ON_HEAD: NamedStatement = {
    WHERE key = '${SELECTED_HEAD}'
      AND entry_index = $20::bigint AND entry_hash = $21::text AND revision = $22::bigint
      AND NOT EXISTS (
-       SELECT 1 FROM ledger.commit_journal
-        WHERE invocation_id = $18::text AND state NOT IN ${TOOL_BINDABLE})
+       SELECT 1 FROM ledger.commit_journal cj
+        WHERE cj.invocation_id = $18::text AND NOT ${toolBindable('cj', '$23')})
   RETURNING entry_index
 ), o AS (
   INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
@@ -184,7 +198,7 @@ export const APPEND_ON_HEAD: NamedStatement = {
      SET state = 'committed', commit_hash = $19::text, end_reason = NULL,
          entry_index = $6::bigint, world_ref = $14::text, output_ref = $16::text,
          updated_at = now()
-   WHERE j.state IN ${TOOL_BINDABLE}
+   WHERE ${toolBindable('j', '$23')}
   RETURNING j.invocation_id
 )
 SELECT hd.entry_index / (SELECT count(*) FROM jo) AS entry_index FROM hd`,
@@ -251,5 +265,6 @@ export function appendOnHeadParams(expected: HeadPosition, write: ToolAppendWrit
     expected.entryIndex,
     expected.entryHash,
     expected.revision,
+    write.journal.claimToken,
   ];
 }

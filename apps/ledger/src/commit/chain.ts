@@ -267,5 +267,7 @@ function objectError(name: string, err: unknown): Error {
  * are "the same commit" exactly when their fingerprints are equal (world-internals §5.3).
  */
 export function commitHashOf(request: ToolCommitRequest | RestCommitRequest): string {
-  return sha256Hex(canonicalJson(request));
+  // The claim token names the attempt, not the content: a commit resent under it fingerprints alike.
+  const { claimToken: _token, ...content } = request as ToolCommitRequest;
+  return sha256Hex(canonicalJson(content));
 }

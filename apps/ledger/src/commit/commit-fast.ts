@@ -43,7 +43,7 @@ export async function commitFast(
   const write: ToolAppendWrite = {
     objects: carried,
     ...chained,
-    journal: { mode: 'tool', invocationId, commitHash },
+    journal: { mode: 'tool', invocationId, commitHash, claimToken: request.claimToken ?? null },
   };
   let landed: boolean;
   try {

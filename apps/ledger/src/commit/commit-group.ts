@@ -187,7 +187,7 @@ async function appendGroup(t: CommitTx, members: PreparedCommit[]): Promise<Outc
     writes.push({
       objects: carried,
       ...chained,
-      journal: { mode: 'tool', invocationId, commitHash },
+      journal: { mode: 'tool', invocationId, commitHash, claimToken: request.claimToken ?? null },
     });
     for (const o of carried) carriedBefore.add(o.hash);
     head = headAfter(chained);

@@ -5,6 +5,7 @@
 import type { Ref, WorldObject } from '@world/canonical';
 import {
   BadRequestError,
+  ClaimGivenUpError,
   DuplicateInvocationError,
   type ReplyOf,
   type RequestOf,
@@ -69,6 +70,8 @@ export function prepareCommit(request: ToolCommitRequest): PreparedCommit {
  * @throws BadRequestError for a malformed invocation id, an object whose payload does not hash to
  *   its hash (naming objects[i]), or a transitionRef/stateRoot neither carried nor stored
  * @throws DuplicateInvocationError when the id already committed different content
+ * @throws ClaimGivenUpError when the id's claim is not this commit's live claim (ended, lapsed or
+ *   reclaimed): nothing is written
  */
 export async function commitInvocation(
   deps: CommitDeps,
@@ -133,9 +136,9 @@ export async function commitPrepared(
     const bound = await t.append({
       objects: carried,
       ...chained,
-      journal: { mode: 'tool', invocationId, commitHash },
+      journal: { mode: 'tool', invocationId, commitHash, claimToken: request.claimToken ?? null },
     });
-    if (!bound) throw new DuplicateInvocationError(invocationId);
+    if (!bound) throw new ClaimGivenUpError(invocationId);
     crashpoint('inside-commit');
     return freshCommitReply(chained);
   });

@@ -264,6 +264,7 @@ export class CommitTx {
       return true;
     }
     params.push(journal.invocationId, journal.commitHash);
+    if (journal.mode === 'tool') params.push(journal.claimToken);
     const { rows } = await this.query(statement.text, params, statement.name);
     return rows.length === 1;
   }

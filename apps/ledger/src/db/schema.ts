@@ -154,6 +154,12 @@ export const commitJournal = ledgerSchema.table(
     state: text('state').$type<JournalState>().notNull(),
     endReason: text('end_reason').$type<EndReason>(),
     claimExpiresAt: timestamp('claim_expires_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * the live claim's attempt token (random, minted by each claim and reclaim): a tool commit
+     * binds a claimed row only with this token and before claim_expires_at (DESIGN.md §2: a
+     * commit given up on never lands later)
+     */
+    claimToken: text('claim_token'),
     entryIndex: int8('entry_index'),
     worldRef: text('world_ref'),
     outputRef: text('output_ref'),

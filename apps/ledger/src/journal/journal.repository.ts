@@ -2,6 +2,7 @@
  * The only code that reads or writes invocation claims and receipts in `commit_journal`
  * (commits write their outcome through the commit repository, in their own transaction).
  */
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -14,8 +15,15 @@ import { decideBegin, type BeginReply, type JournalView } from './invocation-law
 /** The journal under an alias, so `FOR UPDATE OF` names it unqualified (as Postgres requires). */
 const journal = alias(commitJournal, 'journal');
 
-/** `claim_expires_at <= now()`, evaluated by the database so every replica shares one clock. */
-const expired = sql<boolean>`coalesce(${journal.claimExpiresAt} <= now(), false)`;
+/**
+ * `claim_expires_at <= clock_timestamp()`, evaluated by the database so every replica shares one
+ * clock — the clock the commit's bind checks (append.statements.ts toolBindable), at the moment
+ * of the read rather than the transaction's start, so a claim read as lapsed can no longer commit.
+ */
+const expired = sql<boolean>`coalesce(${journal.claimExpiresAt} <= clock_timestamp(), false)`;
+
+/** Bytes of a claim token (hex-encoded: 32 characters). */
+const CLAIM_TOKEN_BYTES = 16;
 
 /** Claims, their ends and the journal reads behind receipts (DESIGN.md §7.4, world-internals §5.3). */
 @Injectable()
@@ -81,7 +89,14 @@ export class JournalRepository {
   /**
    * Begins (claims) an idempotent invocation: a fresh id is claimed in one statement; otherwise
    * the row is locked and decideBegin says what to answer, or to claim it again (reclaim).
-   * The claim lapses `ttlMs` after this moment, by the database clock.
+   * The claim lapses `ttlMs` after this moment, by the database clock. Each claim and reclaim
+   * mints a fresh token: only a commit or end carrying it acts on the claim.
+   *
+   * The row is locked without a join, and the committed output is read after the lock in a
+   * statement of its own: under READ COMMITTED a `FOR UPDATE` that waited for a concurrent
+   * commit re-reads the locked row only, never a joined one, so a joined read saw the journal
+   * committed but its output object missing (issue 11 item 3: a duplicate sent while the first
+   * commit landed answered an internal error).
    */
   begin(
     invocationId: string,
@@ -89,7 +104,8 @@ export class JournalRepository {
     ttlMs: number,
     reclaim: boolean,
   ): Promise<BeginReply> {
-    const expiresAt = sql`now() + (${ttlMs}::float8 * interval '1 millisecond')`;
+    const expiresAt = sql`clock_timestamp() + (${ttlMs}::float8 * interval '1 millisecond')`;
+    const claimToken = randomBytes(CLAIM_TOKEN_BYTES).toString('hex');
     return this.database.db.transaction(async (tx) => {
       const inserted = await tx
         .insert(commitJournal)
@@ -99,11 +115,16 @@ export class JournalRepository {
           claimHash: requestHash,
           state: 'claimed',
           claimExpiresAt: expiresAt,
+          claimToken,
         })
         .onConflictDoNothing()
         .returning({ id: commitJournal.invocationId });
-      if (inserted.length === 1) return { state: 'claimed' } as const;
-      const row = await readView(tx, invocationId, true, true);
+      if (inserted.length === 1) return { state: 'claimed', claimToken } as const;
+      const locked = await readView(tx, invocationId, false, true);
+      const row =
+        locked?.state === 'committed'
+          ? { ...locked, output: await outputOf(tx, locked.outputRef) }
+          : locked;
       const decision = decideBegin(row, requestHash, reclaim);
       if (decision.action === 'answer') return decision.reply;
       await tx
@@ -112,26 +133,50 @@ export class JournalRepository {
           state: 'claimed',
           endReason: null,
           claimExpiresAt: expiresAt,
+          claimToken,
           updatedAt: sql`now()`,
         })
         .where(eq(commitJournal.invocationId, invocationId));
-      return { state: 'claimed' } as const;
+      return { state: 'claimed', claimToken } as const;
     });
   }
 
   /**
-   * Ends a claim that has not committed (expired or not).
-   * @returns true when a claimed row was marked ended; false for committed, ended, intent or
-   *   absent rows (nothing changes)
+   * Ends (gives up) a claim that has not committed, expired or not: from then on no commit binds
+   * it (append.statements.ts toolBindable), so the answer is final. With `claimToken`, only the
+   * claim of that attempt is ended (a resend's reclaim is left alone). The row lock orders this
+   * against a commit binding the row: one of them wins, never both.
+   * @returns true when a claimed row was marked ended; false for committed, ended, intent,
+   *   reclaimed or absent rows (nothing changes)
    */
-  async end(invocationId: string, reason: Exclude<EndReason, 'lapsed'>): Promise<boolean> {
+  async end(
+    invocationId: string,
+    reason: Exclude<EndReason, 'lapsed'>,
+    claimToken?: string,
+  ): Promise<boolean> {
     const rows = await this.database.db
       .update(commitJournal)
       .set({ state: 'ended', endReason: reason, updatedAt: sql`now()` })
-      .where(and(eq(commitJournal.invocationId, invocationId), eq(commitJournal.state, 'claimed')))
+      .where(
+        and(
+          eq(commitJournal.invocationId, invocationId),
+          eq(commitJournal.state, 'claimed'),
+          claimToken === undefined ? undefined : eq(commitJournal.claimToken, claimToken),
+        ),
+      )
       .returning({ id: commitJournal.invocationId });
     return rows.length === 1;
   }
+}
+
+/** The payload of a stored object (null when absent or when there is no ref). */
+async function outputOf(db: Queryable, ref: string | null): Promise<Buffer | null> {
+  if (ref === null) return null;
+  const [row] = await db
+    .select({ payload: objects.payload })
+    .from(objects)
+    .where(eq(objects.hash, ref));
+  return row?.payload ?? null;
 }
 
 async function readView(

@@ -142,7 +142,12 @@ function writeOn(head: HeadPosition, call: ToolCall): ToolAppendWrite {
   return {
     objects: prepared.carried,
     ...chainToolCommit(head, prepared.request),
-    journal: { mode: 'tool', invocationId: prepared.invocationId, commitHash: prepared.commitHash },
+    journal: {
+      mode: 'tool',
+      invocationId: prepared.invocationId,
+      commitHash: prepared.commitHash,
+      claimToken: prepared.request.claimToken ?? null,
+    },
   };
 }
 

@@ -1,18 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { decodeBase64, fromWireObject, toWireObject, type WorldObject } from '@world/canonical';
+import { fromWireObject, toWireObject, type WorldObject } from '@world/canonical';
 import {
   BadRequestError,
   EPISODE_LEASE_TTL_MS,
   EffectsUnrecordedError,
   INVOCATION_INPUT_MAX_BYTES,
   INVOCATION_OUTPUT_MAX_BYTES,
-  InvocationInFlightError,
-  InvocationNotCommittedError,
   MCP_TASK_ID_BYTES,
   PlanLawError,
+  REPLY_GRACE_MS,
   SEMANTIC_IDS,
-  ServiceUnavailableError,
   TransportTimeoutError,
   UncertainError,
   UnknownToolError,
@@ -40,6 +38,13 @@ import {
 } from '@world/runtime';
 import { checkFinishOutput, checkPlan, type EffectPlan } from '@world/tools';
 import { admits } from '../admission/admits.js';
+import {
+  BOOKKEEPING_TIMEOUT_MS,
+  claimInvocation,
+  effectRecordsOf,
+  settleCommit,
+} from './claim-invocation.js';
+import { isTransient, retryWithin } from './retry-within.js';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js';
 import { committedOutcome, failedOutcome } from './call-outcome.js';
 import { composeOutput, type ComposedEffect } from './compose-output.js';
@@ -51,10 +56,16 @@ import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from '../s
 type InvokeRequest = ParsedRequestOf<'planner.invoke'>;
 type InvokeReply = ReplyOf<'planner.invoke'>;
 
-/** Time allowed to the small bookkeeping requests (claims, ends, releases). */
-const BOOKKEEPING_TIMEOUT_MS = 2_000;
 /** Slack added to the execute request's timeout over the broker's own lease wait + handler cap. */
 const EXECUTE_MARGIN_MS = 1_000;
+/**
+ * The part of the post-effect share kept, after the commit's last retry, to settle an
+ * unanswered commit (give its claim up, or read it committed) before the gateway stops waiting.
+ */
+function settleReserveMs(postEffectMs: number): number {
+  return postEffectMs / 4;
+}
+
 /** The `tool` label of a call naming no registered tool: caller-chosen names never become labels. */
 const UNREGISTERED_TOOL = '(unregistered)';
 
@@ -67,6 +78,8 @@ interface Invocation {
   invocationId: string;
   /** a caller key was given: the invocation is claimed in the ledger and exactly-once */
   keyed: boolean;
+  /** the claim's token once claimed (keyed calls): it fences the commit and the end */
+  claimToken?: string;
   writtenBy: string;
   started: number;
   deadline: number;
@@ -95,7 +108,7 @@ export class InvokeTool {
    * Runs one tool call to its committed answer, counting it in `world_calls_total` by tool,
    * surface and outcome and logging one line when it ends (issue 6 "Operations").
    * @throws UnknownToolError (outside the session's surface), BadRequestError (input too large),
-   * InvocationInFlightError / InvocationNotCommittedError (keyed resends), PlanLawError,
+   * InvocationInFlightError (keyed resends), PlanLawError,
    * the broker's typed refusals (LeaseLost, Session*, NoHandler, DeadlineExceeded),
    * EffectsUnrecordedError, UncertainError
    */
@@ -187,8 +200,14 @@ export class InvokeTool {
   private async phases(inv: Invocation): Promise<InvokeReply> {
     const { req, tool, keyed, writtenBy } = inv;
     if (keyed) {
-      const replay = await this.claim(inv);
-      if (replay !== null) return replay;
+      const claim = await claimInvocation(this.rpc, {
+        invocationId: inv.invocationId,
+        // sha256 of the canonical {tool, arguments}, over the input's canonical bytes already made
+        requestHash: requestHashOf(inv.req.toolId, inv.input.payload),
+        ttlMs: this.settings.deadlines.leaseTtlMs,
+      });
+      if (claim.kind === 'committed') return claim.reply;
+      inv.claimToken = claim.claimToken;
     }
     let plan: EffectPlan;
     const planMark = startMark();
@@ -207,48 +226,6 @@ export class InvokeTool {
     return this.executeAndCommit(inv, plan, planObject);
   }
 
-  /** Claims a keyed invocation; answers a committed resend from the ledger (null = go on). */
-  private async claim(inv: Invocation): Promise<InvokeReply | null> {
-    // sha256 of the canonical {tool, arguments}, over the input's canonical bytes already made
-    const requestHash = requestHashOf(inv.req.toolId, inv.input.payload);
-    const ttlMs = this.settings.deadlines.leaseTtlMs;
-    const begin = (reclaim: boolean) =>
-      this.rpc.request(
-        'ledger.invocation.begin',
-        { invocationId: inv.invocationId, requestHash, ttlMs, reclaim },
-        { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
-      );
-    let claim = await begin(false);
-    if (claim.state === 'ended') {
-      // A first attempt ended without a commit: it may still have run its effect.
-      const intents = await this.rpc.request(
-        'broker.effect.byInvocation',
-        { invocationId: inv.invocationId },
-        { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
-      );
-      if (intents.items.length > 0) throw new InvocationNotCommittedError();
-      claim = await begin(true);
-    }
-    switch (claim.state) {
-      case 'claimed':
-        return null;
-      case 'committed': {
-        const bytes = decodeBase64(claim.output, 'output');
-        return {
-          invocationId: inv.invocationId,
-          output: JSON.parse(bytes.toString('utf8')) as Record<string, unknown>,
-          outputBytes: claim.output,
-          outputRef: claim.outputRef,
-          entryIndex: claim.entryIndex,
-          worldRef: claim.worldRef,
-          replayed: true,
-        };
-      }
-      default:
-        throw new InvocationInFlightError();
-    }
-  }
-
   /** A zero-effect plan (a refusal): committed, free, no lease (world-spec §4.4 (B)). */
   private async commitRefusal(
     inv: Invocation,
@@ -259,10 +236,15 @@ export class InvokeTool {
     try {
       return await this.commit(inv, planObject, output, [], []);
     } catch (err) {
-      const uncertain = err instanceof TransportTimeoutError;
-      await this.end(inv, uncertain ? 'uncertain' : 'abandoned');
-      if (uncertain) throw new UncertainError();
-      throw err;
+      // Nothing ran: a commit that did not answer is given up (a resend claims it again), or
+      // found committed after all; its outcome stays unknown only when the ledger is away.
+      if (!isTransient(err)) {
+        await this.end(inv, 'abandoned');
+        throw err;
+      }
+      const settled = await this.settle(inv, 'abandoned');
+      if (settled.kind === 'committed') return settled.reply;
+      throw new UncertainError();
     }
   }
 
@@ -322,12 +304,22 @@ export class InvokeTool {
     } catch (err) {
       if (err instanceof TransportTimeoutError) {
         // The broker may have taken the lease and run the handler: fail closed, never retry.
+        // The effect may have run and nothing commits it: EffectsUnrecorded (world-spec §4.5),
+        // with whatever records a live broker replica holds for it.
         await this.end(inv, 'uncertain');
+        const records = await effectRecordsOf(this.rpc, inv.invocationId).then(
+          (found) => found.records,
+          () => [],
+        );
         log.error(
-          { invocationId: inv.invocationId },
+          { invocationId: inv.invocationId, records },
           'effect execution did not answer; outcome unknown',
         );
-        throw new UncertainError();
+        throw new EffectsUnrecordedError(
+          inv.invocationId,
+          records,
+          'the effect execution did not answer',
+        );
       }
       await this.end(inv, err instanceof EffectsUnrecordedError ? 'uncertain' : 'abandoned');
       throw err;
@@ -339,16 +331,18 @@ export class InvokeTool {
       fence: exec.fence,
       invocationId: inv.invocationId,
     });
-    // Released without waiting (DESIGN.md §2), but counted: a shutdown waits for it.
+    // Released without waiting (DESIGN.md §2), but counted: a shutdown waits for it. Retried on
+    // "no responders" and timeouts until the lease would have lapsed anyway (issue 14 fault 1:
+    // a release sent to a dying broker stalled its episode); idempotent by holder and fence.
     const release = () => {
       void this.background.track(
-        this.rpc
-          .request(
+        retryWithin(Date.now() + EPISODE_LEASE_TTL_MS, BOOKKEEPING_TIMEOUT_MS, (timeoutMs) =>
+          this.rpc.request(
             'broker.episode.release',
             { episodeId: inv.req.session.episodeId, holder, fence: exec.fence },
-            { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
-          )
-          .catch((err: unknown) =>
+            { timeoutMs },
+          ),
+        ).catch((err: unknown) =>
             log.warn(
               { err, invocationId: inv.invocationId },
               'lease release failed; it will expire',
@@ -391,13 +385,15 @@ export class InvokeTool {
       const brokerObjects = exec.objects.map((o, i) => fromWireObject(o, `objects[${i}]`));
       return await this.commit(inv, planObject, output, records, brokerObjects);
     } catch (err) {
+      // The handler ran. Give the claim up, so no late commit of it can land, unless that
+      // commit landed first; either way the answer is final (world-spec §4.5; issue 11 item 1).
       const cause = err instanceof Error ? err.message : String(err);
-      if (inv.keyed && err instanceof TransportTimeoutError) {
-        await this.end(inv, 'uncertain');
-        throw new UncertainError();
-      }
-      await this.end(inv, 'uncertain');
-      log.error({ invocationId: inv.invocationId, records, cause }, 'effects unrecorded');
+      const settled = await this.settle(inv, 'uncertain');
+      if (settled.kind === 'committed') return settled.reply;
+      log.error(
+        { invocationId: inv.invocationId, records, cause, claim: settled.kind },
+        'effects unrecorded',
+      );
       throw new EffectsUnrecordedError(inv.invocationId, records, cause);
     } finally {
       void renewal.stop();
@@ -436,20 +432,25 @@ export class InvokeTool {
       toWireObject,
     );
     const commitMark = startMark();
+    const request = {
+      invocationId: inv.invocationId,
+      writtenBy: inv.writtenBy,
+      semanticsEpoch: descriptor.semanticsEpoch,
+      transitionFn: descriptor.transitionFn,
+      interpreter: descriptor.interpreter,
+      transitionRef: record.hash,
+      stateRoot: outputObject.hash,
+      objects,
+      ...(inv.claimToken === undefined ? {} : { claimToken: inv.claimToken }),
+    };
+    // Retried within the call's deadline on "no responders" and timeouts (issue 14 fault 1): a
+    // resend of a commit that landed answers its first result (the journal is keyed by id).
+    const postEffectMs = this.settings.deadlines.postEffectMs;
     const committed = await inSpan('commit', spanIds(inv), async (span) => {
-      const answer = await this.rpc.request(
-        'ledger.commit',
-        {
-          invocationId: inv.invocationId,
-          writtenBy: inv.writtenBy,
-          semanticsEpoch: descriptor.semanticsEpoch,
-          transitionFn: descriptor.transitionFn,
-          interpreter: descriptor.interpreter,
-          transitionRef: record.hash,
-          stateRoot: outputObject.hash,
-          objects,
-        },
-        { timeoutMs: this.settings.deadlines.postEffectMs },
+      const answer = await retryWithin(
+        Math.max(inv.deadline, Date.now() + postEffectMs) - settleReserveMs(postEffectMs),
+        postEffectMs,
+        (timeoutMs) => this.rpc.request('ledger.commit', request, { timeoutMs }),
       );
       span.setAttribute(ENTRY_INDEX_ATTRIBUTE, answer.entryIndex);
       return answer;
@@ -466,18 +467,27 @@ export class InvokeTool {
     };
   }
 
+  /**
+   * Settles a commit that did not answer (settleCommit) within the time kept for it after the
+   * commit's retries: the answer reaches the gateway before its own wait ends.
+   */
+  private settle(inv: Invocation, reason: 'uncertain' | 'abandoned') {
+    // Half the gateway's grace beyond the deadline: the answer still arrives before it gives up.
+    const until = Math.max(inv.deadline, Date.now()) + REPLY_GRACE_MS / 2;
+    return settleCommit(this.rpc, inv.invocationId, inv.claimToken, reason, until);
+  }
+
   /** Marks a keyed invocation's claim ended (best effort: a lapsed claim ends by itself). */
   private async end(inv: Invocation, reason: 'uncertain' | 'abandoned'): Promise<void> {
-    if (!inv.keyed) return;
+    if (inv.claimToken === undefined) return;
     try {
       await this.rpc.request(
         'ledger.invocation.end',
-        { invocationId: inv.invocationId, reason },
+        { invocationId: inv.invocationId, reason, claimToken: inv.claimToken },
         { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
       );
     } catch (err) {
-      if (!(err instanceof ServiceUnavailableError || err instanceof TransportTimeoutError))
-        throw err;
+      if (!isTransient(err)) throw err;
       log.warn({ err, invocationId: inv.invocationId }, 'could not end the claim; it will lapse');
     }
   }
