@@ -7,6 +7,7 @@ import {
   ConfigError,
   INTEGRITY_BUDGET,
   connectRpc,
+  renewEvery,
   serviceLogger,
   startIntegrityScan,
   startMicroservice,
@@ -16,7 +17,11 @@ import {
   type TransportConfig,
 } from '@world/runtime';
 import { BrokerModule } from './broker.module.js';
-import { RecoverIntents, type IndeterminateIntent } from './effects/recover-intents.js';
+import {
+  ORPHAN_SWEEP_MS,
+  RecoverIntents,
+  type IndeterminateIntent,
+} from './effects/recover-intents.js';
 import { IntegrityRepository } from './integrity/integrity.repository.js';
 import { scanBroker } from './integrity/scan-broker.js';
 import type { EffectHandler } from './handlers/registry.js';
@@ -58,6 +63,8 @@ export interface BrokerOptions {
   callDeadlineMs?: number;
   /** the start-up integrity scan's budgets (default INTEGRITY_BUDGET; tests narrow them) */
   integrityBudget?: IntegrityBudget;
+  /** how often orphaned intents are looked for while serving (default ORPHAN_SWEEP_MS) */
+  orphanSweepMs?: number;
 }
 
 /** A running broker replica, with what its start-up recovery reported. */
@@ -103,6 +110,7 @@ export async function resolveBrokerSettings(
     policiesDir,
     examplesDir,
     policyTimeoutMs: deadlineTable(options.callDeadlineMs ?? CALL_DEADLINE_MS).policyTimeoutMs,
+    callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS,
     replica,
   };
 }
@@ -143,7 +151,17 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     options.transport,
     { replica },
   );
-  const indeterminate = await app.get(RecoverIntents).execute();
+  const recovery = app.get(RecoverIntents);
+  const indeterminate = await recovery.execute();
+  // Orphans left by a replica that died are reported without waiting for a restart.
+  const sweep = renewEvery(
+    options.orphanSweepMs ?? ORPHAN_SWEEP_MS,
+    async () => void (await recovery.sweep()),
+    (err) => {
+      serviceLogger('broker').warn({ err, replica }, 'orphaned-intent sweep failed');
+      return 'continue';
+    },
+  );
   serviceLogger('broker').info(
     { replica, workspaceRoot: settings.workspaceRoot, indeterminate: indeterminate.length },
     'broker started',
@@ -169,6 +187,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     async close() {
       if (closed) return;
       closed = true;
+      await sweep.stop();
       await app.close();
       await integrity.done;
       await rpc.close();

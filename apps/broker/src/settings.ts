@@ -14,6 +14,8 @@ export interface BrokerSettings {
   policiesDir: string;
   /** AILANG supervisor timeout rendered into each policy: deadlineTable(total).policyTimeoutMs */
   policyTimeoutMs: number;
+  /** the invocation deadline (ms): bounds how long a live call can keep an intent open */
+  callDeadlineMs: number;
   /** the operator's examples corpus (real path, outside the workspace root), if any */
   examplesDir?: string;
   replica: string;

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { WorldObject } from '@world/canonical';
 import { LeaseLostError, NoHandlerError, type EffectRecord } from '@world/contracts';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
-import { effectIntents, effectOutcomes } from '../db/schema.js';
+import { effectIntents, effectOutcomes, episodes } from '../db/schema.js';
 import { EpisodesRepository } from '../episodes/episodes.repository.js';
 import { ObjectsRepository } from '../objects/objects.repository.js';
 import { spendKey, type SpendMap } from './spend-key.js';
@@ -216,7 +216,35 @@ export class EffectsRepository {
     return this.intentStates(isNull(effectOutcomes.ordinal));
   }
 
-  private async intentStates(where: SQL): Promise<IntentState[]> {
+  /**
+   * The intents without an outcome that no live replica can still finish (world-internals
+   * §5.5; issue 11 item 4): the episode's lease is not live (released, or expired at `nowMs`:
+   * the broker renews it from tx1 until its reply, so a handler or tx2 still running holds it),
+   * a later intent of the same episode exists (a later call took the lease), or the intent is
+   * older than the longest call could last. An intent of a live call — its episode's lease
+   * held and it the episode's latest — is not named: its outcome may still be written.
+   * @param nowMs the broker's clock (lease expiries are written by it), epoch ms
+   * @param longestCallMs how long a call can hold its intent open at most
+   */
+  async orphaned(nowMs: number, longestCallMs: number): Promise<IntentState[]> {
+    return this.intentStates(
+      and(
+        isNull(effectOutcomes.ordinal),
+        or(
+          isNull(episodes.leaseHolder),
+          isNull(episodes.leaseExpiresAt),
+          lte(episodes.leaseExpiresAt, nowMs),
+          lt(effectIntents.logicalTime, nowMs - longestCallMs),
+          sql`EXISTS (SELECT 1 FROM broker.effect_intents later
+                       WHERE later.episode_id = ${effectIntents.episodeId}
+                         AND later.ordinal > ${effectIntents.ordinal})`,
+        ),
+      )!,
+      true,
+    );
+  }
+
+  private async intentStates(where: SQL, withEpisode = false): Promise<IntentState[]> {
     const rows = await this.database.db
       .select({
         invocationId: effectIntents.invocationId,
@@ -236,6 +264,7 @@ export class EffectsRepository {
           eq(effectOutcomes.ordinal, effectIntents.ordinal),
         ),
       )
+      .leftJoin(episodes, withEpisode ? eq(episodes.id, effectIntents.episodeId) : sql`false`)
       .where(where)
       .orderBy(asc(effectIntents.episodeId), asc(effectIntents.ordinal));
     return rows.map((r) => ({ ...r, status: r.status as IntentState['status'] }));

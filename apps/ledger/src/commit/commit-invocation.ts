@@ -119,6 +119,22 @@ export async function commitPrepared(
   deps: CommitDeps,
   prepared: PreparedCommit,
 ): Promise<ReplyOf<'ledger.commit'>> {
+  try {
+    return await commitOnce(deps, prepared);
+  } catch (err) {
+    if (!(err instanceof ClaimGivenUpError)) throw err;
+    // The head lock's read joins the journal row as it was when the read began: a resend that
+    // waited there for its own first commit saw the claim, not the outcome. A second
+    // transaction reads the row afresh: a replay, or the same refusal.
+    return commitOnce(deps, prepared);
+  }
+}
+
+/** One commit transaction of commitPrepared. */
+async function commitOnce(
+  deps: CommitDeps,
+  prepared: PreparedCommit,
+): Promise<ReplyOf<'ledger.commit'>> {
   const { invocationId, request, carried, commitHash } = prepared;
   const reply = await deps.repository.transaction(async (t) => {
     const { head, journal } = await t.lockHead(invocationId);

@@ -19,8 +19,7 @@ type InvokeReply = ReplyOf<'planner.invoke'>;
 
 /** What a claim found: the claim is ours (go on), or the first attempt's committed result. */
 export type ClaimResult =
-  | { kind: 'claimed'; claimToken: string }
-  | { kind: 'committed'; reply: InvokeReply };
+  { kind: 'claimed'; claimToken: string } | { kind: 'committed'; reply: InvokeReply };
 
 /** The planner's reply for a committed invocation read from the ledger (a resend's replay). */
 export function replayOf(
@@ -48,11 +47,12 @@ export function replayOf(
 export async function effectRecordsOf(
   rpc: RpcClient,
   invocationId: string,
+  timeoutMs = BOOKKEEPING_TIMEOUT_MS,
 ): Promise<{ intents: number; records: string[] }> {
   const { items } = await rpc.request(
     'broker.effect.byInvocation',
     { invocationId },
-    { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
+    { timeoutMs: Math.min(timeoutMs, BOOKKEEPING_TIMEOUT_MS) },
   );
   return {
     intents: items.length,
@@ -80,9 +80,13 @@ export async function claimInvocation(
   claim: { invocationId: string; requestHash: string; ttlMs: number },
 ): Promise<ClaimResult> {
   const begin = (reclaim: boolean) =>
-    rpc.request('ledger.invocation.begin', { ...claim, reclaim }, {
-      timeoutMs: BOOKKEEPING_TIMEOUT_MS,
-    });
+    rpc.request(
+      'ledger.invocation.begin',
+      { ...claim, reclaim },
+      {
+        timeoutMs: BOOKKEEPING_TIMEOUT_MS,
+      },
+    );
   let reply = await begin(false);
   if (reply.state === 'ended') {
     let found: { intents: number; records: string[] };

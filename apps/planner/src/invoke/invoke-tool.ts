@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { fromWireObject, toWireObject, type WorldObject } from '@world/canonical';
+import { fromWireObject, type WorldObject } from '@world/canonical';
 import {
   BadRequestError,
   EPISODE_LEASE_TTL_MS,
   EffectsUnrecordedError,
   INVOCATION_INPUT_MAX_BYTES,
-  INVOCATION_OUTPUT_MAX_BYTES,
   MCP_TASK_ID_BYTES,
   PlanLawError,
   REPLY_GRACE_MS,
@@ -47,10 +46,11 @@ import {
 import { isTransient, retryWithin } from './retry-within.js';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js';
 import { committedOutcome, failedOutcome } from './call-outcome.js';
+import { commitRequestOf } from './commit-request.js';
 import { composeOutput, type ComposedEffect } from './compose-output.js';
 import { EpisodeQueue } from './episode-queue.js';
 import { jsonObject, requestHashOf } from './json-object.js';
-import { keepEpisodeLease } from './keep-lease.js';
+import { keepEpisodeLease, releaseEpisodeLease } from './keep-lease.js';
 import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
 
 type InvokeRequest = ParsedRequestOf<'planner.invoke'>;
@@ -304,22 +304,15 @@ export class InvokeTool {
     } catch (err) {
       if (err instanceof TransportTimeoutError) {
         // The broker may have taken the lease and run the handler: fail closed, never retry.
-        // The effect may have run and nothing commits it: EffectsUnrecorded (world-spec §4.5),
-        // with whatever records a live broker replica holds for it.
+        // Nothing commits it: EffectsUnrecorded (world-spec §4.5) with the records a live
+        // broker replica holds for it, if one answers in time.
         await this.end(inv, 'uncertain');
-        const records = await effectRecordsOf(this.rpc, inv.invocationId).then(
-          (found) => found.records,
-          () => [],
+        const lookupMs = Math.max(1, inv.deadline + REPLY_GRACE_MS / 2 - Date.now());
+        const { records } = await effectRecordsOf(this.rpc, inv.invocationId, lookupMs).catch(
+          () => ({ records: [] as string[] }),
         );
-        log.error(
-          { invocationId: inv.invocationId, records },
-          'effect execution did not answer; outcome unknown',
-        );
-        throw new EffectsUnrecordedError(
-          inv.invocationId,
-          records,
-          'the effect execution did not answer',
-        );
+        log.error({ invocationId: inv.invocationId, records }, 'effect execution did not answer');
+        throw new EffectsUnrecordedError(inv.invocationId, records, 'effect execution timed out');
       }
       await this.end(inv, err instanceof EffectsUnrecordedError ? 'uncertain' : 'abandoned');
       throw err;
@@ -331,25 +324,10 @@ export class InvokeTool {
       fence: exec.fence,
       invocationId: inv.invocationId,
     });
-    // Released without waiting (DESIGN.md §2), but counted: a shutdown waits for it. Retried on
-    // "no responders" and timeouts until the lease would have lapsed anyway (issue 14 fault 1:
-    // a release sent to a dying broker stalled its episode); idempotent by holder and fence.
-    const release = () => {
-      void this.background.track(
-        retryWithin(Date.now() + EPISODE_LEASE_TTL_MS, BOOKKEEPING_TIMEOUT_MS, (timeoutMs) =>
-          this.rpc.request(
-            'broker.episode.release',
-            { episodeId: inv.req.session.episodeId, holder, fence: exec.fence },
-            { timeoutMs },
-          ),
-        ).catch((err: unknown) =>
-            log.warn(
-              { err, invocationId: inv.invocationId },
-              'lease release failed; it will expire',
-            ),
-          ),
-      );
-    };
+    // Released without waiting (DESIGN.md §2), but counted: a shutdown waits for it.
+    const lease = { episodeId: inv.req.session.episodeId, holder, fence: exec.fence };
+    const release = () =>
+      void this.background.track(releaseEpisodeLease(this.rpc, lease, inv.invocationId));
     try {
       const composed: ComposedEffect = {
         id: effect.id,
@@ -401,48 +379,27 @@ export class InvokeTool {
     }
   }
 
-  /** Builds the output and invocation record objects and commits one log entry. */
+  /** Builds the call's commit (commitRequestOf) and commits one log entry. */
   private async commit(
     inv: Invocation,
-    planObject: WorldObject,
+    plan: WorldObject,
     output: Record<string, unknown>,
     records: string[],
     brokerObjects: WorldObject[],
   ): Promise<InvokeReply> {
-    const outputObject = jsonObject(SEMANTIC_IDS.invocationOutput, inv.writtenBy, output);
-    if (outputObject.payload.length > INVOCATION_OUTPUT_MAX_BYTES) {
-      throw new PlanLawError(
-        `output is ${outputObject.payload.length} bytes; the limit is ${INVOCATION_OUTPUT_MAX_BYTES}`,
-      );
-    }
-    const descriptor = inv.tool.descriptor;
-    const record = jsonObject(SEMANTIC_IDS.invocationRecord, inv.writtenBy, {
+    const { request, outputRef, outputBytes } = commitRequestOf({
       invocationId: inv.invocationId,
       episodeId: inv.req.session.episodeId,
-      skillId: descriptor.id,
-      transitionFn: descriptor.transitionFn,
-      interpreter: descriptor.interpreter,
-      semanticsEpoch: descriptor.semanticsEpoch,
-      input: inv.input.hash,
-      output: outputObject.hash,
-      plan: planObject.hash,
-      effects: records,
-    });
-    const objects = [inv.input, planObject, outputObject, record, ...brokerObjects].map(
-      toWireObject,
-    );
-    const commitMark = startMark();
-    const request = {
-      invocationId: inv.invocationId,
       writtenBy: inv.writtenBy,
-      semanticsEpoch: descriptor.semanticsEpoch,
-      transitionFn: descriptor.transitionFn,
-      interpreter: descriptor.interpreter,
-      transitionRef: record.hash,
-      stateRoot: outputObject.hash,
-      objects,
-      ...(inv.claimToken === undefined ? {} : { claimToken: inv.claimToken }),
-    };
+      descriptor: inv.tool.descriptor,
+      input: inv.input,
+      plan,
+      output,
+      records,
+      brokerObjects,
+      claimToken: inv.claimToken,
+    });
+    const commitMark = startMark();
     // Retried within the call's deadline on "no responders" and timeouts (issue 14 fault 1): a
     // resend of a commit that landed answers its first result (the journal is keyed by id).
     const postEffectMs = this.settings.deadlines.postEffectMs;
@@ -455,15 +412,15 @@ export class InvokeTool {
       span.setAttribute(ENTRY_INDEX_ATTRIBUTE, answer.entryIndex);
       return answer;
     }).finally(() => observePhase(this.settings.replica, 'commit', commitMark));
+    const { entryIndex, worldRef, replayed } = committed;
     return {
       invocationId: inv.invocationId,
       output,
-      // the output object's wire payload: its canonical bytes in base64, encoded once
-      outputBytes: objects[2]!.payload,
-      outputRef: outputObject.hash,
-      entryIndex: committed.entryIndex,
-      worldRef: committed.worldRef,
-      replayed: committed.replayed,
+      outputBytes,
+      outputRef,
+      entryIndex,
+      worldRef,
+      replayed,
     };
   }
 

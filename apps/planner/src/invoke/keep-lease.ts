@@ -1,5 +1,7 @@
 import { EPISODE_LEASE_RENEW_MS, EPISODE_LEASE_TTL_MS, LeaseLostError } from '@world/contracts';
 import { renewEvery, serviceLogger, type Renewal, type RpcClient } from '@world/runtime';
+import { BOOKKEEPING_TIMEOUT_MS } from './claim-invocation.js';
+import { retryWithin } from './retry-within.js';
 
 const log = serviceLogger('planner');
 
@@ -35,4 +37,26 @@ export function keepEpisodeLease(rpc: RpcClient, lease: HeldLease): Renewal {
       return err instanceof LeaseLostError ? 'stop' : 'continue';
     },
   );
+}
+
+/**
+ * Releases a call's episode lease (`broker.episode.release`), retried on "no responders" and
+ * transport timeouts until the lease would have lapsed anyway (EPISODE_LEASE_TTL_MS): a release
+ * that went to a dying broker no longer stalls its episode until the lease expires (issue 14
+ * fault 1). Idempotent by holder and fence: a resend of a release that landed answers
+ * released:false and changes nothing. Never throws: a release that fails is logged (the lease
+ * expires by itself).
+ */
+export async function releaseEpisodeLease(
+  rpc: RpcClient,
+  lease: { episodeId: string; holder: string; fence: number },
+  invocationId: string,
+): Promise<void> {
+  try {
+    await retryWithin(Date.now() + EPISODE_LEASE_TTL_MS, BOOKKEEPING_TIMEOUT_MS, (timeoutMs) =>
+      rpc.request('broker.episode.release', lease, { timeoutMs }),
+    );
+  } catch (err) {
+    log.warn({ err, invocationId }, 'lease release failed; it will expire');
+  }
 }
