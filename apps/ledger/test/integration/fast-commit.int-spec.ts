@@ -48,6 +48,27 @@ const GENESIS_HEAD: HeadPosition = {
 };
 /** A claim that outlives the test. */
 const CLAIM_TTL_MS = 60_000;
+/** One claim token on both sides of a comparison (begin mints a random one per claim). */
+const SAME_TOKEN = 'c'.repeat(32);
+
+/** Claims an id (begin) and sets its token to SAME_TOKEN, so both databases' rows compare equal. */
+async function claimWithSameToken(
+  database: DatabaseHandle,
+  invocationId: string,
+  reclaim = false,
+): Promise<void> {
+  const reply = await new JournalRepository(database).begin(
+    invocationId,
+    CLAIM_HASH,
+    CLAIM_TTL_MS,
+    reclaim,
+  );
+  expect(reply.state).toBe('claimed');
+  await database.query(
+    `UPDATE ledger.commit_journal SET claim_token = $2 WHERE invocation_id = $1`,
+    [invocationId, SAME_TOKEN],
+  );
+}
 const CLAIM_HASH = refOf('fast commit request').slice(7);
 /** Concurrent lone commits: 2 replicas × 4 loops × 15 commits. */
 const RACE_LOOPS = 4;
@@ -134,6 +155,11 @@ function chainedReplies(head: HeadPosition, calls: ToolCall[]): Reply[] {
     head = headAfter(chained);
     return freshCommitReply(chained);
   });
+}
+
+/** A call whose commit carries a claim token (SAME_TOKEN unless given). */
+function withToken(call: ToolCall, claimToken = SAME_TOKEN): ToolCall {
+  return { ...call, request: { ...call.request, claimToken } };
 }
 
 /** A tool commit's write chained on `head`, as commitFast builds it. */
@@ -296,13 +322,14 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     const fastDb = database;
     const txDb = await mode.another();
     await prepareLedger(txDb);
-    const claimed = toolCall('a2a:ep-same:claimed', { claimed: 1 }, { answer: 42 });
-    const ended = toolCall('a2a:ep-same:ended', { ended: 1 }, { answer: 'late' });
+    const claimed = withToken(toolCall('a2a:ep-same:claimed', { claimed: 1 }, { answer: 42 }));
+    // Ended by its first attempt, then reclaimed by a resend: the resend's claim binds.
+    const ended = withToken(toolCall('a2a:ep-same:ended', { ended: 1 }, { answer: 'late' }));
     for (const db of [fastDb, txDb]) {
-      const journal = new JournalRepository(db);
-      await journal.begin(claimed.request.invocationId, CLAIM_HASH, CLAIM_TTL_MS, false);
-      await journal.begin(ended.request.invocationId, CLAIM_HASH, CLAIM_TTL_MS, false);
-      await journal.end(ended.request.invocationId, 'uncertain');
+      await claimWithSameToken(db, claimed.request.invocationId);
+      await claimWithSameToken(db, ended.request.invocationId);
+      await new JournalRepository(db).end(ended.request.invocationId, 'uncertain');
+      await claimWithSameToken(db, ended.request.invocationId, true);
     }
     // t1 and t2 carry the same output object (incident 25: one membership row per carrier).
     const calls = [
@@ -521,10 +548,15 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     await r.repository.refreshHead();
     const journal = new JournalRepository(database);
     const id = 'a2a:ep-fast-claim:t1';
-    await expect(journal.begin(id, CLAIM_HASH, CLAIM_TTL_MS, false)).resolves.toEqual({
+    const claim = await journal.begin(id, CLAIM_HASH, CLAIM_TTL_MS, false);
+    expect(claim).toEqual({
       state: 'claimed',
+      claimToken: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
-    const call = toolCall(id, { claim: 1 }, { answer: 'claimed', exact: [1, 2, 3] });
+    const call = withToken(
+      toolCall(id, { claim: 1 }, { answer: 'claimed', exact: [1, 2, 3] }),
+      (claim as { claimToken: string }).claimToken,
+    );
     const reply = await commit(r, call);
     expect(r.counts).toMatchObject({ fastSent: 1, fastLanded: 1, transactions: 0 });
     expect({ ...(await journalRow(database, id)), updated_at: 0 }).toEqual({
@@ -556,7 +588,7 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     const now = r.repository.lastHead.get()!;
     expect(now.entryIndex).toBe(before.entryIndex + 1);
     const claimedId = 'a2a:ep-guard:claimed';
-    await new JournalRepository(database).begin(claimedId, CLAIM_HASH, CLAIM_TTL_MS, false);
+    await claimWithSameToken(database, claimedId);
     // Every call carries objects never stored before.
     const fresh = (id: string, label: string) =>
       toolCall(id, { guardIn: label }, { guardOut: label });
@@ -568,7 +600,13 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
         fresh('a2a:ep-guard:t2', 'hash'),
       ],
       ['a wrong revision', { ...now, revision: now.revision + 1 }, fresh('a2a:ep-guard:t3', 'rev')],
-      ['a stale head on a claimed row', before, fresh(claimedId, 'claimed')],
+      ['a stale head on a claimed row', before, withToken(fresh(claimedId, 'claimed'))],
+      [
+        'the head, but another attempt’s claim',
+        now,
+        withToken(fresh(claimedId, 'other'), 'd'.repeat(32)),
+      ],
+      ['the head, but a claim without a token', now, fresh(claimedId, 'none')],
       ['the head, but a committed journal row', now, fresh('a2a:ep-guard:done', 'again')],
     ];
     const rows = await rowCounts(database);
@@ -775,7 +813,9 @@ describe('one-statement commit on PostgreSQL beside concurrent writers', () => {
   it('binds a claim that ledger.invocation.begin inserts while the statement runs', async () => {
     const r = replica(database);
     const head = await r.repository.refreshHead();
-    const call = toolCall('a2a:ep-racing-claim:t1', { racing: 1 }, { claimed: 'racing' });
+    const call = withToken(
+      toolCall('a2a:ep-racing-claim:t1', { racing: 1 }, { claimed: 'racing' }),
+    );
     const sneak = new pg.Client({ connectionString: tdb.url });
     await sneak.connect();
     let pending: Promise<boolean>;
@@ -783,9 +823,10 @@ describe('one-statement commit on PostgreSQL beside concurrent writers', () => {
       await sneak.query('BEGIN');
       // begin's insert of a fresh claim (journal.repository.ts), not yet committed.
       await sneak.query(
-        `INSERT INTO ledger.commit_journal (invocation_id, kind, claim_hash, state, claim_expires_at)
-         VALUES ($1, 'tool', $2, 'claimed', now() + interval '1 minute')`,
-        [call.request.invocationId, CLAIM_HASH],
+        `INSERT INTO ledger.commit_journal
+           (invocation_id, kind, claim_hash, state, claim_expires_at, claim_token)
+         VALUES ($1, 'tool', $2, 'claimed', now() + interval '1 minute', $3)`,
+        [call.request.invocationId, CLAIM_HASH, SAME_TOKEN],
       );
       pending = r.repository.appendOnHead(head, writeOn(head, call));
       await waitingOnLock(database, 'the one-statement commit to wait on the claim');

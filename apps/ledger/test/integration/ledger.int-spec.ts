@@ -12,6 +12,7 @@ import {
 } from '@world/canonical';
 import {
   BadRequestError,
+  ClaimGivenUpError,
   DuplicateInvocationError,
   HeadConflictError,
   NotFoundError,
@@ -596,11 +597,24 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
   describe('idempotent invocations (DESIGN.md §7.4)', () => {
     const HASH = refOf('request').slice(7);
     const OTHER = refOf('other request').slice(7);
+    const CLAIMED = { state: 'claimed', claimToken: expect.stringMatching(/^[0-9a-f]{32}$/) };
+    /** Claims an id and returns its claim token. */
+    const claim = async (id: string, ttlMs = CLAIM_TTL_MS, reclaim?: boolean) => {
+      const reply = await begin(id, HASH, ttlMs, reclaim);
+      expect(reply).toEqual(CLAIMED);
+      return (reply as { claimToken: string }).claimToken;
+    };
+    const end = (invocationId: string, reason: 'uncertain' | 'abandoned', claimToken?: string) =>
+      client.request(
+        'ledger.invocation.end',
+        { invocationId, reason, ...(claimToken === undefined ? {} : { claimToken }) },
+        opts,
+      );
 
     it('claims a fresh id, then reports in-flight, mismatch, and the read-only view', async () => {
       const id = 'a2a:ep-claim:t1';
       await expect(getInvocation(id)).resolves.toEqual({ state: 'none' });
-      await expect(begin(id, HASH)).resolves.toEqual({ state: 'claimed' });
+      await claim(id);
       await expect(begin(id, HASH)).resolves.toEqual({ state: 'in-flight' });
       await expect(begin(id, HASH, CLAIM_TTL_MS, true)).resolves.toEqual({ state: 'in-flight' });
       await expect(begin(id, OTHER)).resolves.toEqual({ state: 'mismatch' });
@@ -610,23 +624,24 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
 
     it('ends a claim with its reason, and reclaims it only with reclaim', async () => {
       const id = 'a2a:ep-end:t1';
-      await begin(id, HASH);
-      await expect(
-        client.request('ledger.invocation.end', { invocationId: id, reason: 'uncertain' }, opts),
-      ).resolves.toEqual({ ended: true });
-      await expect(
-        client.request('ledger.invocation.end', { invocationId: id, reason: 'abandoned' }, opts),
-      ).resolves.toEqual({ ended: false });
+      const token = await claim(id);
+      await expect(end(id, 'uncertain', 'f'.repeat(32))).resolves.toEqual({ ended: false });
+      await expect(end(id, 'uncertain', token)).resolves.toEqual({ ended: true });
+      await expect(end(id, 'abandoned')).resolves.toEqual({ ended: false });
       await expect(getInvocation(id)).resolves.toEqual({ state: 'ended', reason: 'uncertain' });
       await expect(begin(id, HASH)).resolves.toEqual({ state: 'ended', reason: 'uncertain' });
       await expect(begin(id, OTHER, CLAIM_TTL_MS, true)).resolves.toEqual({ state: 'mismatch' });
-      await expect(begin(id, HASH, CLAIM_TTL_MS, true)).resolves.toEqual({ state: 'claimed' });
+      const again = await claim(id, CLAIM_TTL_MS, true);
+      expect(again).not.toBe(token);
+      await expect(getInvocation(id)).resolves.toEqual({ state: 'in-flight' });
+      // The first attempt's end no longer touches the claim a resend took over.
+      await expect(end(id, 'uncertain', token)).resolves.toEqual({ ended: false });
       await expect(getInvocation(id)).resolves.toEqual({ state: 'in-flight' });
     });
 
     it('reports a lapsed claim as ended:lapsed, mismatch first, and reclaims it', async () => {
       const id = 'a2a:ep-lapse:t1';
-      await expect(begin(id, HASH, LAPSING_TTL_MS)).resolves.toEqual({ state: 'claimed' });
+      await claim(id, LAPSING_TTL_MS);
       await eventually(
         async () => ((await getInvocation(id)).state === 'ended' ? true : undefined),
         5_000,
@@ -635,15 +650,15 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       await expect(getInvocation(id)).resolves.toEqual({ state: 'ended', reason: 'lapsed' });
       await expect(begin(id, HASH)).resolves.toEqual({ state: 'ended', reason: 'lapsed' });
       await expect(begin(id, OTHER)).resolves.toEqual({ state: 'mismatch' });
-      await expect(begin(id, HASH, CLAIM_TTL_MS, true)).resolves.toEqual({ state: 'claimed' });
+      await claim(id, CLAIM_TTL_MS, true);
       await expect(begin(id, HASH)).resolves.toEqual({ state: 'in-flight' });
     });
 
     it('binds a claim on commit and answers later begins with the committed output bytes', async () => {
       const id = 'a2a:ep-bind:t1';
-      await begin(id, HASH);
+      const claimToken = await claim(id);
       const call = toolCall(id, { bind: 1 }, { answer: 42, world: { note: 'exact bytes' } });
-      const reply = await commit(call.request);
+      const reply = await commit({ ...call.request, claimToken });
       const committed = {
         state: 'committed',
         entryIndex: reply.entryIndex,
@@ -654,25 +669,55 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
       await expect(begin(id, HASH)).resolves.toEqual(committed);
       await expect(begin(id, OTHER)).resolves.toEqual({ state: 'mismatch' });
       await expect(getInvocation(id)).resolves.toEqual(committed);
-      await expect(
-        client.request('ledger.invocation.end', { invocationId: id, reason: 'abandoned' }, opts),
-      ).resolves.toEqual({ ended: false });
+      await expect(end(id, 'abandoned', claimToken)).resolves.toEqual({ ended: false });
       await expect(getInvocation(id)).resolves.toEqual(committed);
+      // A resend of the commit under its claim answers the first result.
+      await expect(commit({ ...call.request, claimToken })).resolves.toEqual({
+        ...reply,
+        replayed: true,
+      });
     });
 
-    it('binds an ended claim too: the landed commit is the truth', async () => {
-      const id = 'a2a:ep-late:t1';
-      await begin(id, HASH);
-      await client.request(
-        'ledger.invocation.end',
-        { invocationId: id, reason: 'uncertain' },
-        opts,
-      );
-      const reply = await commit(toolCall(id, { late: 1 }).request);
-      await expect(getInvocation(id)).resolves.toMatchObject({
-        state: 'committed',
-        entryIndex: reply.entryIndex,
+    it('never lands a commit whose claim was given up, lapsed, reclaimed or is not its own (DESIGN.md §2)', async () => {
+      const before = await logLength();
+      const refused = async (id: string, claimToken: string | undefined) => {
+        const call = toolCall(id, { fenced: id });
+        const err = await refusal(
+          commit({ ...call.request, ...(claimToken === undefined ? {} : { claimToken }) }),
+        );
+        expect(err).toBeInstanceOf(ClaimGivenUpError);
+        expect(err.message).toBe(
+          `the claim of invocation "${id}" was given up or lapsed; the commit is refused`,
+        );
+      };
+      // Given up: the planner ended it after its commit did not answer.
+      const givenUp = 'a2a:ep-late:given-up';
+      const token = await claim(givenUp);
+      await expect(end(givenUp, 'uncertain', token)).resolves.toEqual({ ended: true });
+      await refused(givenUp, token);
+      await expect(getInvocation(givenUp)).resolves.toEqual({
+        state: 'ended',
+        reason: 'uncertain',
       });
+      // Lapsed: past its expiry by the database clock, though never ended.
+      const lapsed = 'a2a:ep-late:lapsed';
+      const lapsedToken = await claim(lapsed, LAPSING_TTL_MS);
+      await eventually(
+        async () => ((await getInvocation(lapsed)).state === 'ended' ? true : undefined),
+        5_000,
+        'the claim to lapse',
+      );
+      await refused(lapsed, lapsedToken);
+      // Reclaimed by a resend: the first attempt's token no longer binds.
+      await expect(begin(givenUp, HASH, CLAIM_TTL_MS, true)).resolves.toEqual(CLAIMED);
+      await refused(givenUp, token);
+      // Live, but another attempt's token, or none.
+      const live = 'a2a:ep-late:live';
+      await claim(live);
+      await refused(live, 'e'.repeat(32));
+      await refused(live, undefined);
+      await expect(getInvocation(live)).resolves.toEqual({ state: 'in-flight' });
+      expect(await logLength()).toBe(before);
     });
 
     it('answers end on an unknown id with ended:false and refuses a non-coordinator id on begin', async () => {
