@@ -74,6 +74,12 @@ export const BrokerEnv = CommonEnv.extend({
    * `1`/`true` on; unset, empty, `0`/`false` off (a Net run then reaches them over https only)
    */
   WORLD_RUN_NET_ALLOW_HTTP: envFlag('WORLD_RUN_NET_ALLOW_HTTP'),
+  /** how often (ms) a serving broker looks for orphaned intents (default ORPHAN_SWEEP_MS) */
+  WORLD_ORPHAN_SWEEP_MS: z.coerce
+    .number()
+    .int('WORLD_ORPHAN_SWEEP_MS must be a whole number of milliseconds')
+    .positive('WORLD_ORPHAN_SWEEP_MS must be positive')
+    .optional(),
   /** a real ailang binary to use instead of the embedded toolchain (DESIGN.md §7.8) */
   AILANG_BIN: existingPath('AILANG_BIN', 'executable').optional(),
 });

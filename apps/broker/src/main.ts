@@ -30,6 +30,7 @@ runMain(async () => {
     worldHome: config.WORLD_HOME,
     workspaceRoot: config.WORLD_WORKSPACE_ROOT,
     callDeadlineMs: config.WORLD_CALL_DEADLINE_MS,
+    orphanSweepMs: config.WORLD_ORPHAN_SWEEP_MS,
     examplesDir: config.WORLD_EXAMPLES_DIR,
     runAllowCaps: config.WORLD_RUN_ALLOW_CAPS,
     netAllow: config.WORLD_RUN_NET_ALLOW,

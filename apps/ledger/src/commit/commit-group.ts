@@ -52,6 +52,13 @@ class GroupRefused extends Error {}
 export class CommitGroup {
   private readonly waiting: Member[] = [];
   private draining = false;
+  /**
+   * The commits of this replica not yet answered, by invocation id: a resend of one (the
+   * planner retries a commit that did not answer in time, issue 14 fault 1) shares its answer
+   * instead of queuing a second transaction behind the same lock — retries while a commit is
+   * slow never pile up on the database's connections.
+   */
+  private readonly pending = new Map<string, { commitHash: string; reply: Promise<CommitReply> }>();
 
   constructor(
     private readonly deps: CommitDeps,
@@ -67,10 +74,21 @@ export class CommitGroup {
    *   different content)
    */
   submit(prepared: PreparedCommit): Promise<CommitReply> {
-    return new Promise<CommitReply>((resolve, reject) => {
+    const { invocationId, commitHash } = prepared;
+    const same = this.pending.get(invocationId);
+    if (same !== undefined && same.commitHash === commitHash) return same.reply;
+    const reply = new Promise<CommitReply>((resolve, reject) => {
       this.waiting.push({ prepared, resolve, reject });
       if (!this.draining) void this.drain();
     });
+    if (same === undefined) {
+      this.pending.set(invocationId, { commitHash, reply });
+      const forget = () => {
+        if (this.pending.get(invocationId)?.reply === reply) this.pending.delete(invocationId);
+      };
+      reply.then(forget, forget);
+    }
+    return reply;
   }
 
   /** Runs groups until nobody waits; one group at a time. */

@@ -1,0 +1,199 @@
+/**
+ * A `world up` World for exactly-once tests: every service a real process on the test PostgreSQL
+ * and NATS (fresh database and subject prefix), one SQL client to hold locks and read rows, one
+ * bus client, and A2A / MCP senders speaking to either gateway.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Grant } from '@world/contracts';
+import { connectRpc, type RpcClient } from '@world/runtime';
+import {
+  createTestDatabase,
+  freePort,
+  testNatsUrl,
+  uniquePrefix,
+  type TestDatabase,
+} from '@world/testing';
+import { SERVICES, serviceEntry, startUp, type UpSystem } from '../../src/system/up.js';
+
+/** A JSON-RPC answer of `/a2a` or `/mcp`. */
+export interface JsonRpcAnswer {
+  jsonrpc?: '2.0';
+  id?: unknown;
+  result?: Record<string, any>;
+  error?: { code: number; message: string };
+}
+
+export interface UpWorld {
+  up: UpSystem;
+  rpc: RpcClient;
+  sql: pg.Client;
+  /** every line of every process, in arrival order */
+  lines: Array<{ replica: string; line: string }>;
+  /** the environment every process was started with */
+  env: NodeJS.ProcessEnv;
+  /** Creates an episode holding these files and a session with these grants; returns both. */
+  episode(
+    id: string,
+    files: Record<string, string>,
+    grants: Grant[],
+  ): Promise<{ worktree: string; token: string }>;
+  /** A2A `tasks/send` of one skill with task id `taskId` through gateway `gateway` (0 or 1). */
+  tasksSend(
+    token: string,
+    taskId: string,
+    skill: string,
+    args: Record<string, unknown>,
+    gateway?: number,
+  ): Promise<JsonRpcAnswer>;
+  /** MCP `tools/call` with `_meta["world/taskId"]` through gateway `gateway`. */
+  mcpCall(
+    token: string,
+    taskId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    gateway?: number,
+  ): Promise<JsonRpcAnswer>;
+  /** Rows of a query on the test database. */
+  q<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/** A port whose successor is free too (the two gateways bind consecutive ports). */
+async function consecutiveFreePorts(): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (;;) {
+    const port = await freePort();
+    if (port < 65_535 && (await free(port + 1))) return port;
+  }
+}
+
+/**
+ * Starts `world up --replicas <replicas>` at invocation deadline `callDeadlineMs`.
+ * @param extraEnv more variables for every process
+ */
+export async function startUpWorld(
+  label: string,
+  replicas: string,
+  callDeadlineMs: number,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<UpWorld> {
+  for (const service of SERVICES) {
+    if (!existsSync(serviceEntry(service)))
+      throw new Error(`${serviceEntry(service)} is missing: build first (pnpm build)`);
+  }
+  const db: TestDatabase = await createTestDatabase(label);
+  const home = await mkdtemp(join(tmpdir(), `world-${label}-`));
+  const prefix = uniquePrefix(label);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NATS_URL: testNatsUrl(),
+    DATABASE_URL: db.url,
+    WORLD_SUBJECT_PREFIX: prefix,
+    WORLD_HOME: join(home, 'home'),
+    WORLD_WORKSPACE_ROOT: join(home, 'worktrees'),
+    WORLD_BIND: `127.0.0.1:${await consecutiveFreePorts()}`,
+    WORLD_CALL_DEADLINE_MS: String(callDeadlineMs),
+    WORLD_LOG_LEVEL: 'info',
+    ...extraEnv,
+  };
+  await mkdir(env.WORLD_HOME!, { recursive: true });
+  const lines: UpWorld['lines'] = [];
+  const up = await startUp(
+    { replicas, onLine: (replica, line) => lines.push({ replica, line }) },
+    env,
+  );
+  const rpc = await connectRpc({ kind: 'nats', url: testNatsUrl(), prefix }, `${label}-test`);
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+
+  const post = async (gateway: number, path: string, token: string, body: unknown) => {
+    const res = await fetch(`${up.gateways[gateway]}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    const data = res.headers.get('content-type')?.startsWith('text/event-stream')
+      ? text
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6)
+      : text;
+    return JSON.parse(data) as JsonRpcAnswer;
+  };
+
+  return {
+    up,
+    rpc,
+    sql,
+    lines,
+    env,
+    async episode(id, files, grants) {
+      const src = await mkdtemp(join(tmpdir(), `world-${label}-src-`));
+      for (const [rel, content] of Object.entries(files)) await writeFile(join(src, rel), content);
+      const { worktree } = await rpc.request(
+        'broker.episode.create',
+        { episodeId: id, source: { kind: 'copy', dir: src } },
+        { timeoutMs: 10_000 },
+      );
+      await rm(src, { recursive: true, force: true });
+      const { token } = await rpc.request(
+        'broker.session.mint',
+        { episodeId: id, grants, ttlSeconds: 3600 },
+        { timeoutMs: 10_000 },
+      );
+      return { worktree, token };
+    },
+    tasksSend(token, taskId, skill, args, gateway = 0) {
+      return post(gateway, '/a2a', token, {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tasks/send',
+        params: {
+          id: taskId,
+          metadata: { skill_id: skill },
+          message: { role: 'user', parts: [{ type: 'data', data: args }] },
+        },
+      });
+    },
+    mcpCall(token, taskId, tool, args, gateway = 0) {
+      return post(gateway, '/mcp', token, {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: tool, arguments: args, _meta: { 'world/taskId': taskId } },
+      });
+    },
+    async q<T>(text: string, params: unknown[] = []) {
+      return (await sql.query(text, params)).rows as T[];
+    },
+    async close() {
+      await up.stop();
+      // WORLD_E2E_LOG=<file> keeps every process's lines for a post-mortem.
+      if (process.env.WORLD_E2E_LOG)
+        await writeFile(
+          `${process.env.WORLD_E2E_LOG}.${label}`,
+          lines.map((l) => `[${l.replica}] ${l.line}\n`).join(''),
+        );
+      await rpc.close();
+      await sql.end();
+      await db.drop();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
