@@ -44,24 +44,16 @@ describe('a duplicate begin waiting on the journal row while the first commit la
     const id = 'a2a:ep-race:t1';
     const call = toolCall(id, { race: 1 }, { answer: 'landed while the duplicate waited' });
     expect((await journal.begin(id, HASH, TTL_MS, false)).state).toBe('claimed');
-    // The first attempt's commit: its output object and journal outcome, not yet committed.
     const commit = new pg.Client({ connectionString: tdb.url });
     await commit.connect();
     let duplicate: ReturnType<JournalRepository['begin']>;
     try {
+      // The commit has locked the journal row (its upsert), not yet written its outcome: the
+      // duplicate's claim insert passes (a row lock is not a conflict), its read waits.
       await commit.query('BEGIN');
-      const o = call.output;
       await commit.query(
-        `INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [o.hash, o.interfaceHash, o.semanticId, o.provenance, Buffer.from(o.payload)],
-      );
-      await commit.query(
-        `UPDATE ledger.commit_journal
-            SET state = 'committed', commit_hash = 'c', entry_index = 1, world_ref = $2,
-                output_ref = $3
-          WHERE invocation_id = $1`,
-        [id, call.record.hash, o.hash],
+        `SELECT 1 FROM ledger.commit_journal WHERE invocation_id = $1 FOR UPDATE`,
+        [id],
       );
       duplicate = journal.begin(id, HASH, TTL_MS, false);
       await eventually(
@@ -74,6 +66,19 @@ describe('a duplicate begin waiting on the journal row while the first commit la
         },
         10_000,
         'the duplicate begin to wait on the journal row',
+      );
+      const o = call.output;
+      await commit.query(
+        `INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [o.hash, o.interfaceHash, o.semanticId, o.provenance, Buffer.from(o.payload)],
+      );
+      await commit.query(
+        `UPDATE ledger.commit_journal
+            SET state = 'committed', commit_hash = 'c', entry_index = 1, world_ref = $2,
+                output_ref = $3
+          WHERE invocation_id = $1`,
+        [id, call.record.hash, o.hash],
       );
       await commit.query('COMMIT');
     } finally {
