@@ -1,8 +1,10 @@
 /**
  * Crash points of one call (DESIGN.md §6; world-internals §5.5): the broker or ledger runs as a
- * real process started with WORLD_CRASHPOINT and is SIGKILLed by itself at that point. The first
- * answer is "outcome not confirmed"; after a restart, a resend of the same A2A task id gets the
- * documented answer and the effect never runs a second time. The log stays dense and
+ * real process started with WORLD_CRASHPOINT and is SIGKILLed by itself at that point. The effect
+ * may have run, so the first answer is "effects were requested but the invocation was not
+ * confirmed committed" with the records known (world-spec §4.5); after a restart, every resend of
+ * the same A2A task id gets that answer too — never "send a new task id" (issue 11 item 2) — and
+ * the effect never runs a second time. The log stays dense and
  * hash-linked, spend equals the intents, and the restarted broker reports the indeterminate intent.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -33,8 +35,7 @@ import {
 
 /** A short invocation deadline, so timeouts after a kill take seconds (all shares derive from it). */
 const DEADLINE_MS = 4_000;
-const NOT_CONFIRMED = 'invocation outcome is not confirmed; resend the same task id';
-const NOT_COMMITTED = 'invocation was not committed; send a new task id';
+const UNRECORDED = 'effects were requested but the invocation was not confirmed committed';
 const IN_FLIGHT = 'task id already used in this session';
 
 const entry = (service: 'broker' | 'ledger') =>
@@ -67,6 +68,8 @@ describe.each(CASES)('a process killed at %s (%s)', (point, victim, fileAfter) =
     WORLD_WORKSPACE_ROOT: join(home, 'ws'),
     WORLD_CALL_DEADLINE_MS: String(DEADLINE_MS),
     WORLD_LOG_LEVEL: 'info',
+    // a restarted broker reports an orphan whose lease had not lapsed yet at its next sweep
+    WORLD_ORPHAN_SWEEP_MS: '500',
   });
 
   beforeAll(async () => {
@@ -132,7 +135,7 @@ describe.each(CASES)('a process killed at %s (%s)', (point, victim, fileAfter) =
     };
   };
 
-  it('answers "not confirmed", then "not committed" on a resend, and never runs the effect twice', async () => {
+  it('answers "effects were requested …" first and on every resend, and never runs the effect twice', async () => {
     const src = await mkdtemp(join(tmpdir(), 'world-crash-src-'));
     await writeFile(join(src, 'count.txt'), 'a');
     const { worktree } = await rpc.request(
@@ -153,7 +156,6 @@ describe.each(CASES)('a process killed at %s (%s)', (point, victim, fileAfter) =
     const headBefore = await rpc.request('ledger.head', {}, { timeoutMs: 5_000 }).catch(() => null);
 
     const first = await tasksSend(token, 't1', args);
-    expect(first.error).toEqual({ code: -32603, message: NOT_CONFIRMED });
     const died = await child!.exited;
     expect(died.signal).toBe('SIGKILL');
 
@@ -161,24 +163,34 @@ describe.each(CASES)('a process killed at %s (%s)', (point, victim, fileAfter) =
     child = startNode(entry(victim), [], env());
     await child.waitForLine(/"msg":"ready"/, 30_000);
     if (victim === 'broker') {
-      const report = await child.waitForLine(/indeterminate/, 10_000);
+      const report = await child.waitForLine(/indeterminate effect intent/, 10_000);
       expect(report).toContain('a2a:ep1:t1');
     }
+    // The records known: the broker's, when it wrote one before the crash (none for a broker
+    // killed before its outcome; the ledger's crash comes after the record).
+    const { items: known } = await rpc.request(
+      'broker.effect.byInvocation',
+      { invocationId: 'a2a:ep1:t1' },
+      { timeoutMs: 5_000 },
+    );
+    const unrecorded = {
+      code: -32603,
+      message: `${UNRECORDED}; effect records: ${known[0]?.recordRef ?? '(none recorded yet)'}`,
+    };
+    expect(known[0]?.recordRef === null).toBe(victim === 'broker');
+    expect(first.error).toEqual(unrecorded);
 
-    // A resend never runs the edit again: "in flight" until the first attempt's claim ends,
-    // then "not committed" for good.
+    // A resend never runs the edit again: "in flight" while the first attempt's claim is live,
+    // then the same answer for good.
     let resend = await tasksSend(token, 't1', args);
     const until = Date.now() + 3 * DEADLINE_MS;
     while (resend.error?.message === IN_FLIGHT && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 250));
       resend = await tasksSend(token, 't1', args);
     }
-    expect(resend.error).toEqual({ code: -32603, message: NOT_COMMITTED });
+    expect(resend.error).toEqual(unrecorded);
     expect(await readFile(join(worktree, 'count.txt'), 'utf8')).toBe(fileAfter);
-    expect((await tasksSend(token, 't1', args)).error).toEqual({
-      code: -32603,
-      message: NOT_COMMITTED,
-    });
+    expect((await tasksSend(token, 't1', args)).error).toEqual(unrecorded);
     expect(await readFile(join(worktree, 'count.txt'), 'utf8')).toBe(fileAfter);
 
     // Exactly one intent for the invocation, and spend equals it.
