@@ -3,7 +3,7 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ParsedRequestOf } from '@world/contracts';
+import { EPISODE_LEASE_TTL_MS, type ParsedRequestOf } from '@world/contracts';
 import pg from 'pg';
 import { connectRpc, type RpcClient } from '@world/runtime';
 import {
@@ -36,6 +36,8 @@ describe('a broker killed between intent and outcome (world-internals §5.5, inc
       WORLD_REPLICA: replica,
       WORLD_LOG_LEVEL: 'debug',
       WORLD_CRASHPOINT: crash ?? '',
+      // an orphan whose lease had not lapsed at the start is reported by the next sweep
+      WORLD_ORPHAN_SWEEP_MS: '200',
     });
     processes.push(child);
     await child.waitForLine(/"msg":"ready"/);
@@ -87,7 +89,8 @@ describe('a broker killed between intent and outcome (world-internals §5.5, inc
           invocationId,
           credentialId: session.credentialId,
           episodeId: 'crash',
-          acquire: { holder: 'planner-1', ttlMs: 60_000, waitMs: 0 },
+          // the lease the planner takes: it lapses soon after its holder dies
+          acquire: { holder: 'planner-1', ttlMs: EPISODE_LEASE_TTL_MS, waitMs: 0 },
           effect: {
             effect: 'Workspace.Write',
             payload: { op: 'write', path: 'a.txt', content: 'new\n' },

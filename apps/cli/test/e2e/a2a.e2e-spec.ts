@@ -391,7 +391,7 @@ describe.each(MODES)('A2A end to end (%s mode)', (mode) => {
         w.system.database.db as unknown as { $client: { query(text: string): Promise<unknown> } }
       ).$client.query(text);
 
-    it('answers -32603 listing the record, commits nothing, and a resend of the id is not committed', async () => {
+    it('answers -32603 listing the record, commits nothing, and a resend of the id answers the same (never a new task id)', async () => {
       await sql(
         `CREATE FUNCTION public.e2e_refuse_entry() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
           `BEGIN RAISE EXCEPTION 'e2e fault: the log refuses entries'; END $$`,
@@ -440,7 +440,11 @@ describe.each(MODES)('A2A end to end (%s mode)', (mode) => {
         { type: 'data', data: { path: 'unrecorded.txt', content: 'ran once\n' } },
       ]);
       expect(resend.text).toBe(
-        rpcError(1, -32603, 'invocation was not committed; send a new task id'),
+        rpcError(
+          1,
+          -32603,
+          `effects were requested but the invocation was not confirmed committed; effect records: ${recordRef}`,
+        ),
       );
       expect(await intents('a2a:ep1:unrecorded-1')).toHaveLength(1);
       expect(await logLength()).toBe(before);
