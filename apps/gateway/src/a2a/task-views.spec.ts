@@ -96,8 +96,46 @@ describe('the A2A 1.0 task of an invocation (ecosystem.md §2.3)', () => {
       },
     ],
     [
-      'ended without a commit: failed, with the §6.5 text',
+      'ended after its effect may have run: failed, outcome not confirmed (never a new task id)',
       { state: 'ended', reason: 'uncertain' },
+      {
+        id: 't1',
+        contextId: 'ep1',
+        status: {
+          state: 'TASK_STATE_FAILED',
+          message: {
+            messageId: 't1.status',
+            contextId: 'ep1',
+            taskId: 't1',
+            role: 'ROLE_AGENT',
+            parts: [{ text: 'invocation outcome is not confirmed; resend the same task id' }],
+          },
+        },
+        metadata: { invocation_id: 'a2a:ep1:t1' },
+      },
+    ],
+    [
+      'lapsed: failed, outcome not confirmed',
+      { state: 'ended', reason: 'lapsed' },
+      {
+        id: 't1',
+        contextId: 'ep1',
+        status: {
+          state: 'TASK_STATE_FAILED',
+          message: {
+            messageId: 't1.status',
+            contextId: 'ep1',
+            taskId: 't1',
+            role: 'ROLE_AGENT',
+            parts: [{ text: 'invocation outcome is not confirmed; resend the same task id' }],
+          },
+        },
+        metadata: { invocation_id: 'a2a:ep1:t1' },
+      },
+    ],
+    [
+      'abandoned (nothing ran): failed, with the §6.5 text',
+      { state: 'ended', reason: 'abandoned' },
       {
         id: 't1',
         contextId: 'ep1',

@@ -94,7 +94,9 @@ export function completedTask(taskId: string, episodeId: string, task: Committed
 /**
  * What the ledger knows of a task id, as an A2A 1.0 Task (GetTask): committed → COMPLETED with
  * the committed output; in flight → WORKING; ended without a commit → FAILED with the §6.5 text
- * `invocation was not committed; send a new task id`; never claimed → undefined (TaskNotFound).
+ * `invocation was not committed; send a new task id` when nothing ran (abandoned), else
+ * `invocation outcome is not confirmed; resend the same task id` (uncertain, lapsed: its effect
+ * may have run, and a resend answers with its records); never claimed → undefined (TaskNotFound).
  */
 export function taskOfInvocation(
   taskId: string,
@@ -115,12 +117,14 @@ export function taskOfInvocation(
     case 'in-flight':
       return pendingTask(taskId, episodeId, invocationId, TaskState.TASK_STATE_WORKING);
     case 'ended':
+      // Only an attempt under which nothing ran may be told to start over; one whose effect
+      // may have run is never invited to a new task id (issue 11 item 2; world-spec §4.5).
       return pendingTask(
         taskId,
         episodeId,
         invocationId,
         TaskState.TASK_STATE_FAILED,
-        MESSAGES.notCommitted,
+        invocation.reason === 'abandoned' ? MESSAGES.notCommitted : MESSAGES.uncertain,
       );
   }
 }
