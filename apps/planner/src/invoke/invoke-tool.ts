@@ -89,8 +89,10 @@ interface Invocation {
 /**
  * The coordinator's use case: admit, plan, execute, finish, compose, commit, release
  * (DESIGN.md §2; world-internals §2.2). Anything failing after a handler may have run is an
- * EffectsUnrecordedError carrying the effect record refs and is never retried; an unknown
- * outcome of a durable step is an UncertainError.
+ * EffectsUnrecordedError carrying the effect record refs, and its effect is never re-run; the
+ * commit itself is retried within the deadline on "no responders" and timeouts, then its claim is
+ * given up so it never lands later (or it is found committed). An unknown outcome of a commit
+ * under which nothing ran is an UncertainError.
  */
 @Injectable()
 export class InvokeTool {
