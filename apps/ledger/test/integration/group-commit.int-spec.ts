@@ -232,7 +232,9 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     ]);
   });
 
-  it('keeps a resend out of the group of its first commit, and answers it replayed', async () => {
+  it('answers a resend sent while its first commit is pending with that answer, sending nothing of its own', async () => {
+    // A planner retries a commit that did not answer in time (issue 14 fault 1): the retry must
+    // not queue a second transaction behind the same lock.
     const group = new CommitGroup(deps);
     const start = await headIndex();
     const lead = toolCall('mcp:ep-gresend:lead', { lead: 1 });
@@ -244,11 +246,16 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     );
     const first = (firstOut as { reply: Reply }).reply;
     expect(first).toMatchObject({ entryIndex: start + 2, replayed: false });
-    expect(againOut).toEqual({ reply: { ...first, replayed: true } });
-    // Three lone commits, each tried in one statement: the resend's writes nothing (its journal
-    // row is committed) and its transaction answers it.
-    expect(fastSent).toBe(3);
+    expect(againOut).toEqual({ reply: first });
+    // Two lone commits, each in one statement; the resend shared the second's.
+    expect(fastSent).toBe(2);
     expect(fastLanded).toBe(2);
+    expect(transactions).toBe(0);
+    // Once answered, a resend is a commit of its own again: its transaction replays it.
+    await expect(commitInvocation(deps, parsed(call.request), group)).resolves.toEqual({
+      ...first,
+      replayed: true,
+    });
     expect(transactions).toBe(1);
     expect(await headIndex()).toBe(start + 2);
   });
