@@ -7,6 +7,8 @@ import { JournalController } from './journal/journal.controller.js';
 import { JournalRepository } from './journal/journal.repository.js';
 import { ReadsController } from './reads/reads.controller.js';
 import { ReadsRepository } from './reads/reads.repository.js';
+import { TimelineController } from './reads/timeline.controller.js';
+import { TimelineRepository } from './reads/timeline.js';
 import { RegistryController } from './registry/registry.controller.js';
 import { RegistryRepository } from './registry/registry.repository.js';
 
@@ -29,6 +31,7 @@ export class LedgerModule {
       controllers: [
         CommitController,
         ReadsController,
+        TimelineController,
         JournalController,
         RegistryController,
         HealthController,
@@ -39,6 +42,7 @@ export class LedgerModule {
         { provide: REPLICA, useValue: options.replica },
         CommitRepository,
         ReadsRepository,
+        TimelineRepository,
         JournalRepository,
         RegistryRepository,
       ],

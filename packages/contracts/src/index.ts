@@ -6,3 +6,4 @@ export * from './subjects.js';
 export * from './parse.js';
 export * from './stored.js';
 export * from './visibility.js';
+export * from './timeline.js';

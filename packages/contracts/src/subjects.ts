@@ -27,6 +27,12 @@ import {
   TaskIdSchema,
 } from './schemas.js';
 import { CommitAuthorSchema, ObjectGetRequest, ReadScopeSchema } from './visibility.js';
+import {
+  LedgerTimelineReply,
+  LedgerTimelineRequest,
+  LedgerUnrecordedReply,
+  LedgerUnrecordedRequest,
+} from './timeline.js';
 
 const Empty = z.object({}).strict();
 const Health = z.object({ service: z.string(), status: z.literal('ok'), replica: z.string() });
@@ -333,6 +339,8 @@ export const CONTRACTS = {
     z.object({ from: NonNegInt, limit: z.number().int().positive() }),
     z.object({ items: z.array(LogEntrySchema) }),
   ),
+  'ledger.timeline': rq(LedgerTimelineRequest, LedgerTimelineReply),
+  'ledger.timeline.unrecorded': rq(LedgerUnrecordedRequest, LedgerUnrecordedReply),
   'ledger.receipt.get': rq(
     z.object({ invocationId: z.string().min(1), scope: ReadScopeSchema }),
     LedgerReceiptReply,

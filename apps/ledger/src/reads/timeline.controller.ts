@@ -1,0 +1,20 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { parseRequest } from '@world/contracts';
+import { TimelineRepository } from './timeline.js';
+
+/** The timeline index reads: `ledger.timeline`, `ledger.timeline.unrecorded` (timeline.ts). */
+@Controller()
+export class TimelineController {
+  constructor(private readonly repository: TimelineRepository) {}
+
+  @MessagePattern('ledger.timeline')
+  page(@Payload() data: unknown) {
+    return this.repository.page(parseRequest('ledger.timeline', data));
+  }
+
+  @MessagePattern('ledger.timeline.unrecorded')
+  unrecorded(@Payload() data: unknown) {
+    return this.repository.unrecorded(parseRequest('ledger.timeline.unrecorded', data));
+  }
+}
