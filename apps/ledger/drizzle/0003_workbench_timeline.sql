@@ -27,7 +27,7 @@ BEGIN
 EXCEPTION WHEN others THEN
   RETURN NULL;
 END $$;--> statement-breakpoint
--- What one entry was (the rule of apps/gateway/src/workbench/rows.ts, world-spec §4.4): the surface
+-- What one entry was (the workbench timeline's one rule of outcomes, world-spec §4.4): the surface
 -- by its writer; for an invocation record its episode, tool and outcome (the first denied or
 -- failed effect of the output, with the effect record's denial; else refused when ok is false;
 -- else ok); a REST entry's episode from its writer `episode:<id>[/<label>]`.

@@ -5,7 +5,7 @@
  * that were claimed but never committed (the `unrecorded` outcome: an intent without an entry).
  */
 import { z } from 'zod';
-import { EpisodeIdSchema, NonNegInt } from './schemas.js';
+import { EpisodeIdSchema, NonNegInt, RefSchema } from './schemas.js';
 import { ReadScopeSchema } from './visibility.js';
 
 /** Most rows one timeline read answers (issue 15: ≤ 100 rows a page). */
@@ -39,6 +39,7 @@ export const LedgerTimelineRequest = z.object({
 /** One indexed entry; episode, tool, outcome, reason and invocation id are null when hidden. */
 export const TimelineRowSchema = z.object({
   entryIndex: NonNegInt,
+  entryHash: RefSchema,
   /** ISO 8601 UTC; null for an entry backfilled without a journal row (time unknown) */
   committedAt: z.string().nullable(),
   surface: z.enum(ENTRY_SURFACES),

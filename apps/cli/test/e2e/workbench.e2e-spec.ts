@@ -36,13 +36,24 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
   const squash = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim();
   /** The text of the first element `selector` matches. */
   const textOf = async (page: Page, selector: string) => squash(await page.textContent(selector));
-  /** Cells of every timeline row, as the page shows them. */
-  const rowsOf = async (page: Page) =>
-    (
+  /**
+   * Cells of every timeline row, as the page shows them, but the time (checked here: a UTC time
+   * to the second, never later than the newer row above it).
+   */
+  const rowsOf = async (page: Page) => {
+    const rows = (
       await page.$$eval('#timeline tbody tr', (trs) =>
         trs.map((tr) => Array.from(tr.children).map((td: any) => td.textContent ?? '')),
       )
     ).map((cells) => cells.map(squash));
+    const times = rows.map((r) => r[1]!);
+    for (const t of times) expect(t).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect([...times].sort().reverse()).toEqual(times);
+    return rows.map((r) => [r[0]!, ...r.slice(2)]);
+  };
+  /** The commit time (ISO, to the millisecond) the timeline row of entry `i` states. */
+  const timeAt = (page: Page, i: number) =>
+    page.getAttribute(`#timeline tr[data-index="${i}"] time`, 'datetime');
   const hashAt = async (i: number) => shortRef((await w.get(`/v1/log/${i}`)).json.entryHash);
 
   /** A browser context logged in with `credential` through a one-time ticket. */
@@ -206,11 +217,24 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
       await page.click('a[rel=next]');
       expect(page.url()).toBe(`${w.url}/workbench?before=${first + 5}&limit=2&episode=wb`);
       expect((await rowsOf(page)).map((r) => r[0])).toEqual([`#${first + 4}`, `#${first + 3}`]);
+      await page.goto(`${w.url}/workbench`);
+      const since = await timeAt(page, first + 4);
+      const until = await timeAt(page, first + 6);
+      await page.goto(`${w.url}/workbench?since=${since}&until=${until}`);
+      expect((await rowsOf(page)).map((r) => r[0])).toEqual([`#${first + 5}`, `#${first + 4}`]);
+      await page.goto(`${w.url}/workbench?outcome=unrecorded`);
+      expect(await textOf(page, 'p.scanned')).toBe(
+        'calls claimed and never committed (no log entry), newest claim first: 0 shown',
+      );
+      expect(await page.$$eval('#unrecorded tbody tr', (trs) => trs.length)).toBe(0);
       const bad = await page.goto(`${w.url}/workbench?outcome=maybe`);
       expect(bad!.status()).toBe(400);
       expect(await textOf(page, '.stop')).toBe(
-        'outcome must be one of ok, refused, denied, failed',
+        'outcome must be one of ok, refused, denied, failed, unrecorded',
       );
+      const badTime = await page.goto(`${w.url}/workbench?since=yesterday`);
+      expect(badTime!.status()).toBe(400);
+      expect(await textOf(page, '.stop')).toBe('since must be a time YYYY-MM-DDTHH:MM[:SS] (UTC)');
       await context.close();
     },
     E2E_TIMEOUT_MS,
@@ -347,7 +371,8 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
       );
       const hrefs = await page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
       const reached: string[] = [];
-      for (let n = 0; n < hrefs.length + 12; n += 1) {
+      // the form's controls come first: two time inputs take one stop per date and time field
+      for (let n = 0; n < hrefs.length + 40; n += 1) {
         await page.keyboard.press('Tab');
         const href = await page.evaluate(() =>
           (globalThis as any).document.activeElement?.getAttribute('href'),

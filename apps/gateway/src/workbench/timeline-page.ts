@@ -1,153 +1,148 @@
 /**
  * The Timeline page (issue 15): the log newest first, one page of at most TIMELINE_PAGE_MAX rows
- * below a cursor (`before`), filtered by episode, tool, outcome and surface. Filters are applied
- * to the entries as read — at most TIMELINE_SCAN_MAX entries per page — and the page says which
- * indexes it examined, so an empty page is never mistaken for "none exist".
+ * below a cursor (`before`), filtered by episode, tool, outcome, surface and commit time. Every
+ * filter is answered by the ledger's timeline index (`ledger.timeline`, written in each entry's
+ * own transaction), so a filter whose only matches are old entries still finds them; the outcome
+ * `unrecorded` lists the calls claimed and never committed (`ledger.timeline.unrecorded`).
  */
-import { BadRequestError } from '@world/contracts';
-import { entryIndexOf, shortRef, type Provenance } from '@world/why';
+import {
+  READ_DEADLINE_MS,
+  type ReadScope,
+  type TimelineRow,
+  type UnrecordedRow,
+} from '@world/contracts';
+import type { RpcClient } from '@world/runtime';
+import { shortRef } from '@world/why';
 import { html, type Html } from './html.js';
-import { describe, OUTCOMES, SURFACES, type Row } from './rows.js';
+import {
+  isFiltered,
+  OUTCOMES,
+  SURFACES,
+  timelineHref,
+  type TimelineQuery,
+} from './timeline-query.js';
 
-/** Most rows on one page (issue 15: ≤ 100). */
-export const TIMELINE_PAGE_MAX = 100;
-/** Rows on a page when `limit` is absent. */
-export const TIMELINE_PAGE_DEFAULT = 50;
-/** Most entries one page examines while filtering. */
-export const TIMELINE_SCAN_MAX = 1000;
-/** Entries described at once. */
-const CONCURRENCY = 16;
-
-/** The page's query, parsed. */
-export interface TimelineQuery {
-  before: number | null;
-  limit: number;
-  episode: string;
-  tool: string;
-  outcome: string;
-  surface: string;
-}
-
-const FILTER_TEXT = /^[A-Za-z0-9._:/-]{0,128}$/;
-
-/**
- * Parses the timeline query.
- * @throws BadRequestError naming the parameter that is not well formed
- */
-export function parseTimelineQuery(q: Record<string, unknown>): TimelineQuery {
-  const one = (name: string): string => {
-    const v = q[name];
-    if (v === undefined) return '';
-    if (typeof v !== 'string') throw new BadRequestError(`${name} must be given once`);
-    return v;
-  };
-  const before = one('before');
-  const limit = one('limit');
-  if (before !== '' && !/^[0-9]{1,15}$/.test(before))
-    throw new BadRequestError('before must be a non-negative integer');
-  if (limit !== '' && !/^[0-9]{1,3}$/.test(limit))
-    throw new BadRequestError(`limit must be an integer 1..${TIMELINE_PAGE_MAX}`);
-  const query: TimelineQuery = {
-    before: before === '' ? null : Number(before),
-    limit:
-      limit === ''
-        ? TIMELINE_PAGE_DEFAULT
-        : Math.min(Math.max(1, Number(limit)), TIMELINE_PAGE_MAX),
-    episode: one('episode'),
-    tool: one('tool'),
-    outcome: one('outcome'),
-    surface: one('surface'),
-  };
-  for (const name of ['episode', 'tool'] as const)
-    if (!FILTER_TEXT.test(query[name])) throw new BadRequestError(`${name} is not a name`);
-  if (query.outcome !== '' && !(OUTCOMES as readonly string[]).includes(query.outcome))
-    throw new BadRequestError(`outcome must be one of ${OUTCOMES.join(', ')}`);
-  if (query.surface !== '' && !(SURFACES as readonly string[]).includes(query.surface))
-    throw new BadRequestError(`surface must be one of ${SURFACES.join(', ')}`);
-  return query;
-}
-
-function matches(row: Row, q: TimelineQuery): boolean {
-  return (
-    (q.episode === '' || row.episode === q.episode) &&
-    (q.tool === '' || row.tool === q.tool) &&
-    (q.outcome === '' || row.outcome === q.outcome) &&
-    (q.surface === '' || row.surface === q.surface)
-  );
-}
+export { parseTimelineQuery } from './timeline-query.js';
 
 /** One page of the timeline, as read. */
-export interface TimelinePage {
-  rows: Row[];
-  /** the head's index, null before genesis */
-  headIndex: number | null;
-  /** the lowest and highest index examined, null when none was */
-  scanned: [number, number] | null;
-  /** the cursor of the next (older) page, null at the log's start */
-  next: number | null;
+export type TimelinePage =
+  | {
+      kind: 'entries';
+      rows: TimelineRow[];
+      /** the head's index, null before genesis */
+      headIndex: number | null;
+      /** the cursor of the next (older) page, null when no older row matches */
+      next: number | null;
+    }
+  | { kind: 'unrecorded'; rows: UnrecordedRow[]; headIndex: number | null; next: string | null };
+
+/** The filters of a query as the ledger's request fields (absent when empty). */
+function filters(q: TimelineQuery) {
+  return {
+    ...(q.episode === '' ? {} : { episode: q.episode }),
+    ...(q.since === '' ? {} : { since: q.since }),
+    ...(q.until === '' ? {} : { until: q.until }),
+  };
 }
 
 /**
- * Reads one page: entries below `before` (default: all), newest first, until `limit` rows match
- * or TIMELINE_SCAN_MAX entries were examined.
+ * Reads one page from the ledger's timeline index in the caller's scope.
+ * @throws the ledger's errors (BadRequestError for an episode id that is not one)
  */
-export async function readTimeline(reads: Provenance, q: TimelineQuery): Promise<TimelinePage> {
-  const head = await reads.head();
-  const headIndex = head === null ? null : entryIndexOf(head);
-  const rows: Row[] = [];
-  if (headIndex === null) return { rows, headIndex, scanned: null, next: null };
-  let top = Math.min(q.before === null ? headIndex : q.before - 1, headIndex);
-  const highest = top;
-  const lowestAllowed = Math.max(0, highest - TIMELINE_SCAN_MAX + 1);
-  while (top >= lowestAllowed && rows.length < q.limit) {
-    const from = Math.max(lowestAllowed, top - CONCURRENCY + 1);
-    const entries = (await reads.entries(from, top - from + 1)).reverse();
-    if (entries.length === 0) break;
-    const described = await Promise.all(entries.map((e) => describe(reads, e)));
-    for (const row of described) {
-      top = row.index - 1;
-      if (matches(row, q)) rows.push(row);
-      if (rows.length === q.limit) break;
-    }
+export async function readTimeline(
+  rpc: RpcClient,
+  scope: ReadScope,
+  q: TimelineQuery,
+): Promise<TimelinePage> {
+  const opts = { timeoutMs: READ_DEADLINE_MS };
+  const head = await rpc.request('ledger.head', {}, opts);
+  const headIndex = head.entryIndex;
+  if (q.outcome === 'unrecorded') {
+    const reply = await rpc.request(
+      'ledger.timeline.unrecorded',
+      { scope, limit: q.limit, ...(q.before === null ? {} : { before: q.before }), ...filters(q) },
+      opts,
+    );
+    return { kind: 'unrecorded', rows: reply.items, headIndex, next: reply.next };
   }
-  const scanned: [number, number] | null = top + 1 <= highest ? [top + 1, highest] : null;
-  return { rows, headIndex, scanned, next: top >= 0 ? top + 1 : null };
+  const reply = await rpc.request(
+    'ledger.timeline',
+    {
+      scope,
+      limit: q.limit,
+      ...(q.before === null ? {} : { before: Number(q.before) }),
+      ...filters(q),
+      ...(q.tool === '' ? {} : { tool: q.tool }),
+      ...(q.outcome === '' ? {} : { outcome: q.outcome as TimelineRow['outcome'] & string }),
+      ...(q.surface === '' ? {} : { surface: q.surface as TimelineRow['surface'] }),
+    },
+    opts,
+  );
+  return { kind: 'entries', rows: reply.items, headIndex, next: reply.next };
 }
 
-/** The query string of a timeline link, with `before` set (or dropped). */
-export function timelineHref(q: TimelineQuery, before: number | null): string {
-  const params = new URLSearchParams();
-  if (before !== null) params.set('before', String(before));
-  if (q.limit !== TIMELINE_PAGE_DEFAULT) params.set('limit', String(q.limit));
-  for (const name of ['episode', 'tool', 'outcome', 'surface'] as const)
-    if (q[name] !== '') params.set(name, q[name]);
-  const text = params.toString();
-  return text === '' ? '/workbench' : `/workbench?${text}`;
+/**
+ * The rows of entries `from`…`from + 99` (oldest first): what the live script inserts.
+ * @throws the ledger's errors
+ */
+export async function readRowsFrom(
+  rpc: RpcClient,
+  scope: ReadScope,
+  from: number,
+): Promise<TimelineRow[]> {
+  const reply = await rpc.request(
+    'ledger.timeline',
+    { scope, limit: 100, before: from + 100 },
+    { timeoutMs: READ_DEADLINE_MS },
+  );
+  return reply.items.filter((r) => r.entryIndex >= from).reverse();
+}
+
+/** A commit time as the page shows it (`YYYY-MM-DD HH:MM:SS` UTC), `-` when unknown. */
+export function timeText(iso: string | null): string {
+  return iso === null ? '-' : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
 /** One table row (also what the live script inserts, built from the same cells server-side). */
-export function rowHtml(row: Row): Html {
+export function rowHtml(row: TimelineRow): Html {
   const outcome =
     row.outcome === null
       ? html`<span class="muted">not visible</span>`
       : html`<span class="outcome ${row.outcome}">${row.outcome}</span>${
             row.reason === null ? '' : html` <span class="reason">${row.reason}</span>`
           }`;
-  return html`<tr data-index="${row.index}">
-    <td><a href="/workbench/entry/${row.index}">#${row.index}</a></td>
+  return html`<tr data-index="${row.entryIndex}">
+    <td><a href="/workbench/entry/${row.entryIndex}">#${row.entryIndex}</a></td>
+    <td><time datetime="${row.committedAt ?? ''}">${timeText(row.committedAt)}</time></td>
     <td>${row.surface}</td>
     <td>
       ${
-        row.episode === null
+        row.episodeId === null
           ? html`<span class="muted">-</span>`
-          : html`<a href="/workbench/episodes/${encodeURIComponent(row.episode)}"
-              >${row.episode}</a
+          : html`<a href="/workbench/episodes/${encodeURIComponent(row.episodeId)}"
+              >${row.episodeId}</a
             >`
       }
     </td>
     <td>${row.tool ?? '-'}</td>
     <td>${outcome}</td>
     <td><code>${shortRef(row.entryHash)}</code></td>
+  </tr>`;
+}
+
+function unrecordedHtml(row: UnrecordedRow): Html {
+  return html`<tr>
+    <td>
+      <a href="/workbench/why?target=${encodeURIComponent(row.invocationId)}"
+        >${row.invocationId}</a
+      >
+    </td>
+    <td><time datetime="${row.claimedAt}">${timeText(row.claimedAt)}</time></td>
+    <td>${row.episodeId ?? '-'}</td>
+    <td>
+      ${row.state === 'claimed' ? 'claimed, not committed' : `ended: ${row.endReason ?? '-'}`}
+    </td>
+    <td><time datetime="${row.updatedAt}">${timeText(row.updatedAt)}</time></td>
   </tr>`;
 }
 
@@ -158,53 +153,69 @@ function select(name: string, value: string, options: readonly string[]): Html {
   </select>`;
 }
 
+/** The filter form, filled with the query. */
+function form(q: TimelineQuery): Html {
+  const local = (iso: string) => iso.slice(0, 19);
+  return html`<form method="get" action="/workbench" class="filters">
+    <label for="f-episode">episode</label>
+    <input id="f-episode" name="episode" value="${q.episode}" /> <label for="f-tool">tool</label>
+    <input id="f-tool" name="tool" value="${q.tool}" />
+    <label for="f-outcome">outcome</label> ${select('outcome', q.outcome, OUTCOMES)}
+    <label for="f-surface">surface</label> ${select('surface', q.surface, SURFACES)}
+    <label for="f-since">since (UTC)</label>
+    <input id="f-since" name="since" type="datetime-local" step="1" value="${local(q.since)}" />
+    <label for="f-until">until</label>
+    <input id="f-until" name="until" type="datetime-local" step="1" value="${local(q.until)}" />
+    <button type="submit">Filter</button> <a href="/workbench">clear</a>
+  </form>`;
+}
+
 /** The page's body. */
 export function timelineBody(page: TimelinePage, q: TimelineQuery, checkedAt: string): Html {
-  const filtered = ['episode', 'tool', 'outcome', 'surface'].some(
-    (n) => q[n as keyof TimelineQuery] !== '',
-  );
   const status =
     page.headIndex === null
       ? 'no entries yet'
       : `checked ${checkedAt}, newest entry #${page.headIndex}`;
-  return html`<form method="get" action="/workbench" class="filters">
-      <label for="f-episode">episode</label>
-      <input id="f-episode" name="episode" value="${q.episode}" /> <label for="f-tool">tool</label>
-      <input id="f-tool" name="tool" value="${q.tool}" />
-      <label for="f-outcome">outcome</label> ${select('outcome', q.outcome, OUTCOMES)}
-      <label for="f-surface">surface</label> ${select('surface', q.surface, SURFACES)}
-      <button type="submit">Filter</button> <a href="/workbench">clear</a>
-    </form>
-    <p
-      id="live"
-      role="status"
-      data-head="${page.headIndex ?? -1}"
-      data-live="${q.before === null && !filtered ? 'on' : 'off'}"
-    >
-      ${status}
-    </p>
-    <p class="scanned">
-      ${
-        page.scanned === null
-          ? 'no entries examined'
-          : `entries #${page.scanned[1]}–#${page.scanned[0]} examined, ${page.rows.length} shown`
-      }
-    </p>
-    <table id="timeline">
-      <thead>
-        <tr>
-          <th>index</th>
-          <th>surface</th>
-          <th>episode</th>
-          <th>tool</th>
-          <th>outcome</th>
-          <th>entry hash</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${page.rows.map(rowHtml)}
-      </tbody>
-    </table>
+  const live = q.before === null && !isFiltered(q) ? 'on' : 'off';
+  const table =
+    page.kind === 'unrecorded'
+      ? html`<p class="scanned">
+            calls claimed and never committed (no log entry), newest claim first:
+            ${page.rows.length} shown
+          </p>
+          <table id="unrecorded">
+            <thead>
+              <tr>
+                <th>invocation id</th>
+                <th>claimed</th>
+                <th>episode</th>
+                <th>state</th>
+                <th>last change</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${page.rows.map(unrecordedHtml)}
+            </tbody>
+          </table>`
+      : html`<table id="timeline">
+          <thead>
+            <tr>
+              <th>index</th>
+              <th>time (UTC)</th>
+              <th>surface</th>
+              <th>episode</th>
+              <th>tool</th>
+              <th>outcome</th>
+              <th>entry hash</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${page.rows.map(rowHtml)}
+          </tbody>
+        </table>`;
+  return html`${form(q)}
+    <p id="live" role="status" data-head="${page.headIndex ?? -1}" data-live="${live}">${status}</p>
+    ${table}
     <p class="paging">
       ${
         q.before === null ? '' : html`<a href="${timelineHref(q, null)}">newest</a> `

@@ -10,10 +10,15 @@ import { loginCookie, loginOf, WorkbenchLogins } from './access.js';
 import { entryBody, objectBody } from './entry-page.js';
 import { episodeBody, episodesBody, listSessions } from './episodes-page.js';
 import { html, layout, type Html } from './html.js';
-import { describe } from './rows.js';
 import { ScopedProvenance } from './scoped-reads.js';
 import { secure } from './security.js';
-import { parseTimelineQuery, readTimeline, rowHtml, timelineBody } from './timeline-page.js';
+import {
+  parseTimelineQuery,
+  readRowsFrom,
+  readTimeline,
+  rowHtml,
+  timelineBody,
+} from './timeline-page.js';
 import { runWhy, whyBody } from './why-page.js';
 
 /** The caller of a page: its read scope and how the header names it. */
@@ -117,7 +122,7 @@ export class WorkbenchController {
   timeline(@Req() req: Request, @Res() res: Response, @Query() query: Record<string, unknown>) {
     return this.page(req, res, 'Timeline', async (v) => {
       const q = parseTimelineQuery(query);
-      const page = await readTimeline(this.reads(v.scope), q);
+      const page = await readTimeline(this.gateway.rpc, v.scope, q);
       return timelineBody(page, q, new Date().toISOString().slice(11, 19));
     });
   }
@@ -130,9 +135,7 @@ export class WorkbenchController {
     if (viewer === null) return void res.status(401).type('text').send('no credential');
     if (typeof from !== 'string' || !/^[0-9]{1,15}$/.test(from))
       return void res.status(400).type('text').send('from must be a non-negative integer');
-    const reads = this.reads(viewer.scope);
-    const entries = await reads.entries(Number(from), 100);
-    const rows = await Promise.all(entries.map((e) => describe(reads, e)));
+    const rows = await readRowsFrom(this.gateway.rpc, viewer.scope, Number(from));
     res
       .status(200)
       .type('html')

@@ -12,6 +12,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ParsedRequestOf, ReplyOf, TimelineRow, UnrecordedRow } from '@world/contracts';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
+import { storedRef } from '../db/statements.js';
 
 /** ISO 8601 UTC with milliseconds, as PostgreSQL formats a timestamptz column. */
 const iso = (column: string) =>
@@ -19,6 +20,7 @@ const iso = (column: string) =>
 
 interface IndexRow {
   entry_index: string | number;
+  entry_hash: string;
   committed_at: string | null;
   surface: TimelineRow['surface'];
   episode_id: string | null;
@@ -92,9 +94,9 @@ export class TimelineRepository {
     if (own !== null && confined) w.add('t.episode_id = $?', own);
     const limit = w.param(request.limit + 1);
     const { rows } = await this.database.query<IndexRow>(
-      `SELECT t.entry_index, ${iso('t.committed_at')} AS committed_at, t.surface, t.episode_id,
+      `SELECT t.entry_index, e.entry_hash, ${iso('t.committed_at')} AS committed_at, t.surface, t.episode_id,
               t.tool, t.outcome, t.reason, t.invocation_id, ${visible} AS visible
-         FROM ledger.timeline t
+         FROM ledger.timeline t JOIN ledger.log_entries e ON e.entry_index = t.entry_index
         WHERE ${w.text}
         ORDER BY t.entry_index DESC
         LIMIT ${limit}`,
@@ -158,6 +160,7 @@ export class TimelineRepository {
 function toTimelineRow(r: IndexRow): TimelineRow {
   return {
     entryIndex: Number(r.entry_index),
+    entryHash: storedRef(r.entry_hash),
     committedAt: r.committed_at,
     surface: r.surface,
     visible: r.visible,
