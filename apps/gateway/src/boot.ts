@@ -139,6 +139,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           logStreamRunMs: options.logStreamRunMs,
           agui: options.agui,
           dbPath: options.dbPath ?? '',
+          workbenchKey: credential.workbenchKey,
         },
         { checks, isDraining: () => gate.isDraining },
       ),

@@ -41,7 +41,7 @@ export class GatewayModule {
         { provide: OPS, useValue: ops },
         ReadAccessGuard,
         OperatorGuard,
-        { provide: WorkbenchLogins, useValue: new WorkbenchLogins() },
+        { provide: WorkbenchLogins, useValue: new WorkbenchLogins(context.workbenchKey) },
         WorkbenchController,
       ],
     };

@@ -16,6 +16,8 @@ export interface GatewayContext {
   log: LogSink;
   /** GET /v1/* without a credential (WORLD_PUBLIC_READS, DESIGN.md §7.5) */
   publicReads: boolean;
+  /** the key sealing workbench tickets and logins, shared by every replica (OperatorCredential) */
+  workbenchKey: Buffer;
   /** shown by GET /v1/health */
   dbPath: string;
   /** how long one /v1/log/stream run lasts (default LOG_STREAM_RUN_MS; tests shorten it) */

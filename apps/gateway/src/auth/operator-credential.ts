@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { HEX64, OPERATOR_TOKEN_BYTES } from '@world/contracts';
@@ -8,6 +8,8 @@ import { ConfigError } from '@world/runtime';
 export const OPERATOR_TOKEN_FILE_NAME = 'operator.token';
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+/** What the workbench key is derived for (a new label ends every workbench login). */
+export const WORKBENCH_KEY_LABEL = 'world/workbench-login/v1';
 
 /**
  * The operator credential: the `world` CLI's key to the operator routes and, like a session,
@@ -16,10 +18,16 @@ const DIR_MODE = 0o700;
  */
 export class OperatorCredential {
   private readonly digest: Buffer;
+  /**
+   * The workbench's sealing key (workbench/access.ts): HMAC-SHA256(token, WORKBENCH_KEY_LABEL)
+   * (RFC 2104), the same on every gateway replica configured with this token.
+   */
+  readonly workbenchKey: Buffer;
 
   /** @param token 64 lowercase hex */
   constructor(token: string) {
     this.digest = sha256(token);
+    this.workbenchKey = createHmac('sha256', token).update(WORKBENCH_KEY_LABEL).digest();
   }
 
   /** True when `token` is the operator credential. */

@@ -2,72 +2,119 @@
  * Who is looking at the workbench (issue 15 "Access"). `world workbench` trades its credential
  * (operator token or a session's) for a one-time login ticket (POST /workbench/tickets with
  * `Authorization: Bearer`); the browser opens `/workbench/login?ticket=…`, which consumes the
- * ticket, sets an HttpOnly, SameSite=Strict cookie naming a login and redirects to a URL without
- * the ticket. The credential itself never reaches the browser; the login keeps it on the gateway
- * and every page resolves it again (a revoked or expired session stops working at once).
- * Tickets and logins live in this gateway's memory: a restart logs everyone out.
+ * ticket, sets an HttpOnly, SameSite=Strict cookie holding the login and redirects to a URL
+ * without the ticket. Every page resolves the credential again (a revoked or expired session
+ * stops working at once).
+ *
+ * Tickets and logins are sealed, not stored: AES-256-GCM (NIST SP 800-38D) over
+ * `{kind, token, expiresAt, nonce}` under a key every gateway replica derives from the operator
+ * credential they share (OperatorCredential.workbenchKey: HMAC-SHA256(operator token,
+ * `world/workbench-login/v1`), RFC 2104), so a ticket
+ * minted by one replica is exchanged by another and a login works on every replica, across
+ * restarts. The browser holds only ciphertext it can neither read nor alter (the tag fails).
+ * Rotating the operator token ends every login. A ticket is one-time per replica: each replica
+ * remembers the nonces it consumed until they expire; without shared state, a ticket leaked within
+ * its TICKET_TTL_MS could be exchanged once more on another replica.
  */
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-/** How long a ticket may wait to be exchanged (one exchange, then it is gone). */
+/** How long a ticket may wait to be exchanged. */
 export const TICKET_TTL_MS = 60_000;
 /** How long a login lasts. */
 export const LOGIN_TTL_MS = 8 * 3600_000;
-/** At most this many tickets and logins are held; the oldest go first. */
-const MAX_HELD = 1000;
 /** The cookie of a login. */
 export const LOGIN_COOKIE = 'world_workbench';
+/** At most this many consumed ticket nonces are remembered (each for at most TICKET_TTL_MS). */
+const MAX_CONSUMED = 10_000;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
-interface Held {
+interface Sealed {
+  kind: 'ticket' | 'login';
   token: string;
   expiresAt: number;
+  nonce: string;
 }
 
-/** 32 random bytes as hex: the name of a ticket or a login. */
-function secret(): string {
-  return randomBytes(32).toString('hex');
-}
-
-/** Tickets and logins of one gateway. */
+/** Tickets and logins sealed under one key (shared by every gateway of a World). */
 export class WorkbenchLogins {
-  private readonly tickets = new Map<string, Held>();
-  private readonly logins = new Map<string, Held>();
+  private readonly consumed = new Map<string, number>();
 
-  constructor(private readonly clock: () => number = Date.now) {}
-
-  /** A ticket for `token` (already checked by the caller), valid once within TICKET_TTL_MS. */
-  ticket(token: string): string {
-    const name = secret();
-    this.hold(this.tickets, name, { token, expiresAt: this.clock() + TICKET_TTL_MS });
-    return name;
+  constructor(
+    private readonly key: Buffer,
+    private readonly clock: () => number = Date.now,
+  ) {
+    if (key.length !== 32) throw new Error('WorkbenchLogins: the key must be 32 bytes');
   }
 
-  /** Consumes a ticket: the new login's name, or null (unknown, used or expired). */
+  /** A ticket for `token` (already checked by the caller), valid within TICKET_TTL_MS. */
+  ticket(token: string): string {
+    return this.seal({
+      kind: 'ticket',
+      token,
+      expiresAt: this.clock() + TICKET_TTL_MS,
+      nonce: nonce(),
+    });
+  }
+
+  /** Consumes a ticket: the login it becomes, or null (forged, altered, used or expired). */
   exchange(ticket: string): string | null {
-    const held = this.tickets.get(ticket);
-    this.tickets.delete(ticket);
-    if (held === undefined || held.expiresAt <= this.clock()) return null;
-    const name = secret();
-    this.hold(this.logins, name, { token: held.token, expiresAt: this.clock() + LOGIN_TTL_MS });
-    return name;
+    const held = this.open(ticket, 'ticket');
+    if (held === null || this.consumed.has(held.nonce)) return null;
+    this.consume(held);
+    return this.seal({
+      kind: 'login',
+      token: held.token,
+      expiresAt: this.clock() + LOGIN_TTL_MS,
+      nonce: nonce(),
+    });
   }
 
   /** The credential of a live login, or null. */
   token(login: string | undefined): string | null {
-    if (login === undefined) return null;
-    const held = this.logins.get(login);
-    if (held === undefined) return null;
-    if (held.expiresAt <= this.clock()) {
-      this.logins.delete(login);
-      return null;
-    }
-    return held.token;
+    return login === undefined ? null : (this.open(login, 'login')?.token ?? null);
   }
 
-  private hold(map: Map<string, Held>, name: string, held: Held): void {
-    map.set(name, held);
-    while (map.size > MAX_HELD) map.delete(map.keys().next().value!);
+  private consume(held: Sealed): void {
+    const now = this.clock();
+    for (const [n, expiresAt] of this.consumed) if (expiresAt <= now) this.consumed.delete(n);
+    this.consumed.set(held.nonce, held.expiresAt);
+    while (this.consumed.size > MAX_CONSUMED)
+      this.consumed.delete(this.consumed.keys().next().value!);
   }
+
+  /** base64url(iv ‖ ciphertext ‖ tag). */
+  private seal(value: Sealed): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The sealed value of `kind`, or null when it does not open, is another kind or expired. */
+  private open(text: string, kind: Sealed['kind']): Sealed | null {
+    if (!/^[A-Za-z0-9_-]{1,4096}$/.test(text)) return null;
+    const raw = Buffer.from(text, 'base64url');
+    if (raw.length <= IV_BYTES + TAG_BYTES) return null;
+    let value: Sealed;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
+      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+      const plain = Buffer.concat([
+        decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
+      value = JSON.parse(plain.toString('utf8')) as Sealed;
+    } catch {
+      return null;
+    }
+    if (value.kind !== kind || typeof value.token !== 'string') return null;
+    return value.expiresAt > this.clock() ? value : null;
+  }
+}
+
+function nonce(): string {
+  return randomBytes(16).toString('hex');
 }
 
 /** The login cookie of a request's Cookie header (RFC 6265 §5.4), if any. */
