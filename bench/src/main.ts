@@ -35,6 +35,7 @@ import { attachFloor } from './report-floor.js';
 import { startEmbeddedTarget } from './targets/embedded.js';
 import type { Target, TargetKind } from './targets/target.js';
 import { runProfile } from './profile.js';
+import { runWorkbenchBench } from './workbench.js';
 
 /** Where results go: bench/results, or WORLD_BENCH_RESULTS_DIR (the smoke test writes to a temporary directory). */
 const RESULTS_DIR =
@@ -48,6 +49,8 @@ export interface BenchArgs {
   profiling: boolean;
   /** --profile --keep: leave the profiled database for EXPLAIN by hand */
   keep: boolean;
+  /** --workbench: the workbench page timings instead (workbench.ts) */
+  workbench: boolean;
 }
 
 /**
@@ -59,11 +62,13 @@ export function parseArgs(argv: string[]): BenchArgs {
   let only = TARGET_KINDS;
   let profiling = false;
   let keep = false;
+  let workbench = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') profile = QUICK;
     else if (arg === '--profile') profiling = true;
     else if (arg === '--keep') keep = true;
+    else if (arg === '--workbench') workbench = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg.includes('=') ? arg.slice('--only='.length) : argv[++i];
       only = (value ?? '').split(',').map((k) => {
@@ -73,10 +78,10 @@ export function parseArgs(argv: string[]): BenchArgs {
       });
     } else if (arg !== '--')
       throw new Error(
-        `unknown argument "${arg}" (use --quick, --only <targets>, --profile [--keep])`,
+        `unknown argument "${arg}" (use --quick, --only <targets>, --profile [--keep], --workbench)`,
       );
   }
-  return { profile, only, profiling, keep };
+  return { profile, only, profiling, keep, workbench };
 }
 
 /** The commit of the tree the run measured, and whether it had uncommitted changes. */
@@ -286,6 +291,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const args = parseArgs(argv);
   if (args.profiling) {
     await runProfile(args.profile, log, args.keep);
+    return;
+  }
+  if (args.workbench) {
+    await runWorkbenchBench(args.profile === QUICK, RESULTS_DIR, log);
     return;
   }
   log(`World bench (${args.profile.name}): ${args.only.join(', ')}`);

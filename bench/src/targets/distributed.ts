@@ -29,6 +29,8 @@ export function adminUrl(): string {
 
 /** A distributed World plus what the harness uses behind the gateway. */
 export interface DistributedTarget extends Target {
+  /** the operator credential the gateway was started with */
+  operatorToken: string;
   kind: 'distributed';
   natsUrl: string;
   prefix: string;
@@ -171,6 +173,7 @@ export async function startDistributedTarget(
       clients: (n, label, options) =>
         operator.clients(n, label, fixtureDir, runTag, options?.sharedEpisode ?? false),
       headIndex: () => operator.headIndex(),
+      operatorToken,
       async close() {
         await rpc.close();
         // Stop the edge first so nothing new arrives, the ledger last.
