@@ -28,6 +28,8 @@ import {
 } from './schemas.js';
 import { CommitAuthorSchema, ObjectGetRequest, ReadScopeSchema } from './visibility.js';
 import {
+  LedgerTimelineRateReply,
+  LedgerTimelineRateRequest,
   LedgerTimelineReply,
   LedgerTimelineRequest,
   LedgerUnrecordedReply,
@@ -341,6 +343,7 @@ export const CONTRACTS = {
   ),
   'ledger.timeline': rq(LedgerTimelineRequest, LedgerTimelineReply),
   'ledger.timeline.unrecorded': rq(LedgerUnrecordedRequest, LedgerUnrecordedReply),
+  'ledger.timeline.rate': rq(LedgerTimelineRateRequest, LedgerTimelineRateReply),
   'ledger.receipt.get': rq(
     z.object({ invocationId: z.string().min(1), scope: ReadScopeSchema }),
     LedgerReceiptReply,

@@ -86,3 +86,27 @@ export const LedgerUnrecordedReply = z.object({
   items: z.array(UnrecordedRowSchema),
   next: UnrecordedCursor.nullable(),
 });
+
+/** Most minutes one rate read covers. */
+export const TIMELINE_RATE_MINUTES_MAX = 180;
+
+export const LedgerTimelineRateRequest = z.object({
+  scope: ReadScopeSchema,
+  /** the minutes before now to count (the current minute included) */
+  minutes: z.number().int().min(1).max(TIMELINE_RATE_MINUTES_MAX),
+});
+
+/** Committed entries of one minute and one outcome (`hidden`: another episode's, to a session). */
+export const TimelineRateRowSchema = z.object({
+  /** the minute's start, ISO 8601 UTC */
+  minute: z.string(),
+  outcome: z.enum([...ENTRY_OUTCOMES, 'hidden']),
+  entries: NonNegInt,
+});
+export type TimelineRateRow = z.infer<typeof TimelineRateRowSchema>;
+
+export const LedgerTimelineRateReply = z.object({
+  /** the database's now, ISO 8601 UTC */
+  now: z.string(),
+  items: z.array(TimelineRateRowSchema),
+});

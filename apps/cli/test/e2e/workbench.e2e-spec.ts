@@ -313,9 +313,53 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
         ['wb', '2', '2', '0'],
         ['wb-other', '1', '1', '0'],
       ]);
+      await shot(page, 'episodes');
       await page.click('text=wb-other');
       expect(await textOf(page, 'h1')).toBe('Episode wb-other');
       expect(await page.$$eval('table.sessions li', (l) => l.length)).toBe(FULL_GRANTS.length);
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'overview: head, entries per minute by outcome (chart and table), unrecorded calls, services ready',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const { page, errors, foreign } = await watched(context);
+      await page.goto(`${w.url}/workbench/overview`);
+      const head = first + 7;
+      expect(await textOf(page, '#head-index')).toBe(`#${head}`);
+      expect(await textOf(page, '#unrecorded-count')).toBe(
+        '0 claimed and never committed (indeterminate until recovery ends them)',
+      );
+      const rate = await page.$$eval('#rate tbody tr', (trs) =>
+        trs.map((tr) => Array.from(tr.children).map((td: any) => (td.textContent ?? '').trim())),
+      );
+      expect(await page.$$eval('#rate thead th', (t) => t.map((x) => x.textContent))).toEqual([
+        'minute (UTC)',
+        'ok',
+        'refused',
+        'denied',
+        'failed',
+        'hidden',
+      ]);
+      // every entry of this World was committed since it booted, within the chart's hour
+      const sum = (col: number) => rate.reduce((n, r) => n + Number(r[col]), 0);
+      expect([sum(1), sum(2), sum(3), sum(4), sum(5)]).toEqual([head + 1 - 2, 1, 1, 0, 0]);
+      expect(await page.$$eval('#rate-chart rect', (r) => r.length)).toBeGreaterThan(1);
+      expect(
+        await page.$$eval('#services tbody tr', (trs) =>
+          trs.map((tr) => [tr.children[0]!.textContent, tr.children[2]!.textContent!.trim()]),
+        ),
+      ).toEqual([
+        ['ledger', 'ready'],
+        ['broker', 'ready'],
+        ['planner', 'ready'],
+      ]);
+      await shot(page, 'overview');
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
       await context.close();
     },
     E2E_TIMEOUT_MS,

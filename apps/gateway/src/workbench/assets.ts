@@ -107,3 +107,10 @@ export const WORKBENCH_JS = `'use strict';
   run();
 })();
 `;
+
+/**
+ * The page icon: named by every page so the browser never asks for /favicon.ico (a 404 the
+ * console would report as an error).
+ */
+export const WORKBENCH_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1a73e8"/><text x="8" y="12" font-size="10" text-anchor="middle" fill="#fff">W</text></svg>';

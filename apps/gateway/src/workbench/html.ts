@@ -46,6 +46,7 @@ const NAV: Array<[string, string]> = [
   ['/workbench', 'Timeline'],
   ['/workbench/episodes', 'Episodes'],
   ['/workbench/why', 'Why'],
+  ['/workbench/overview', 'Overview'],
 ];
 
 /**
@@ -59,6 +60,7 @@ export function layout(title: string, body: Html, who: string): Html {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · World workbench</title>
+        <link rel="icon" href="/workbench/assets/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/workbench/assets/workbench.css" />
         <script src="/workbench/assets/workbench.js" defer></script>
       </head>

@@ -6,7 +6,7 @@ import { asWorldError, restErrorOf } from '../errors/error-map.js';
 import { readScopeOf } from '../auth/authenticator.js';
 import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
 import { readHealth } from '../health/read-health.js';
-import { WORKBENCH_CSS, WORKBENCH_JS } from './assets.js';
+import { WORKBENCH_CSS, WORKBENCH_ICON, WORKBENCH_JS } from './assets.js';
 import { loginCookie, loginOf, WorkbenchLogins } from './access.js';
 import { entryBody, objectBody } from './entry-page.js';
 import { episodeBody, episodesBody, listSessions } from './episodes-page.js';
@@ -20,6 +20,7 @@ import {
   rowHtml,
   timelineBody,
 } from './timeline-page.js';
+import { overviewBody, readOverview } from './overview-page.js';
 import { runWhy, whyBody } from './why-page.js';
 
 /** The caller of a page: its read scope and how the header names it. */
@@ -171,6 +172,13 @@ export class WorkbenchController {
     );
   }
 
+  @Get('workbench/overview')
+  overview(@Req() req: Request, @Res() res: Response) {
+    return this.page(req, res, 'Overview', async (v) =>
+      overviewBody(await readOverview(this.gateway.rpc, v.scope)),
+    );
+  }
+
   @Get('workbench/episodes')
   episodes(@Req() req: Request, @Res() res: Response) {
     return this.page(req, res, 'Episodes', async (v) =>
@@ -230,6 +238,13 @@ export class WorkbenchController {
     secure(res);
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.type('text/css').send(WORKBENCH_CSS);
+  }
+
+  @Get('workbench/assets/favicon.svg')
+  icon(@Res() res: Response) {
+    secure(res);
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('image/svg+xml').send(WORKBENCH_ICON);
   }
 
   @Get('workbench/assets/workbench.js')

@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseRequest } from '@world/contracts';
 import { TimelineRepository } from './timeline.js';
 
-/** The timeline index reads: `ledger.timeline`, `ledger.timeline.unrecorded` (timeline.ts). */
+/** The timeline index reads: `ledger.timeline`, `.unrecorded`, `.rate` (timeline.ts). */
 @Controller()
 export class TimelineController {
   constructor(private readonly repository: TimelineRepository) {}
@@ -11,6 +11,11 @@ export class TimelineController {
   @MessagePattern('ledger.timeline')
   page(@Payload() data: unknown) {
     return this.repository.page(parseRequest('ledger.timeline', data));
+  }
+
+  @MessagePattern('ledger.timeline.rate')
+  rate(@Payload() data: unknown) {
+    return this.repository.rate(parseRequest('ledger.timeline.rate', data));
   }
 
   @MessagePattern('ledger.timeline.unrecorded')

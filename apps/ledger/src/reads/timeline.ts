@@ -10,7 +10,13 @@
  * tells one episode what another did. Unrecorded calls of other episodes are not listed at all.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import type { ParsedRequestOf, ReplyOf, TimelineRow, UnrecordedRow } from '@world/contracts';
+import type {
+  ParsedRequestOf,
+  ReplyOf,
+  TimelineRateRow,
+  TimelineRow,
+  UnrecordedRow,
+} from '@world/contracts';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { storedRef } from '../db/statements.js';
 
@@ -107,6 +113,11 @@ export class TimelineRepository {
     return { items, next: more ? items[items.length - 1]!.entryIndex : null };
   }
 
+  /** See timelineRate. */
+  rate(request: ParsedRequestOf<'ledger.timeline.rate'>): Promise<ReplyOf<'ledger.timeline.rate'>> {
+    return timelineRate(this.database, request);
+  }
+
   /**
    * One page of tool calls claimed and never committed (journal rows of kind tool not in state
    * committed), newest claim first, keyset-paged on (claim time, invocation id).
@@ -155,6 +166,40 @@ export class TimelineRepository {
       next: more && last !== undefined ? `${last.cursor_at}|${last.invocation_id}` : null,
     };
   }
+}
+
+/**
+ * Committed entries per minute and outcome over the last `minutes` minutes (the Overview's
+ * chart), by the index on commit time. A confined scope sees other episodes' entries as `hidden`.
+ */
+export async function timelineRate(
+  database: DatabaseHandle,
+  request: ParsedRequestOf<'ledger.timeline.rate'>,
+): Promise<ReplyOf<'ledger.timeline.rate'>> {
+  const own = request.scope.kind === 'episode' ? request.scope.episodeId : null;
+  const outcome =
+    own === null
+      ? 't.outcome'
+      : `CASE WHEN t.episode_id = $2 OR t.surface = 'genesis' THEN t.outcome ELSE 'hidden' END`;
+  const { rows } = await database.query<{ minute: string; outcome: string; entries: string }>(
+    `WITH w AS (SELECT date_trunc('minute', now()) - ($1::int - 1) * interval '1 minute' AS since)
+     SELECT ${iso("date_trunc('minute', t.committed_at)")} AS minute, ${outcome} AS outcome,
+            count(*) AS entries
+       FROM ledger.timeline t, w
+      WHERE t.committed_at >= w.since
+      GROUP BY 1, 2
+      ORDER BY 1, 2`,
+    own === null ? [request.minutes] : [request.minutes, own],
+  );
+  const { rows: clock } = await database.query<{ now: string }>(`SELECT ${iso('now()')} AS now`);
+  return {
+    now: clock[0]!.now,
+    items: rows.map((r) => ({
+      minute: r.minute,
+      outcome: r.outcome as TimelineRateRow['outcome'],
+      entries: Number(r.entries),
+    })),
+  };
 }
 
 function toTimelineRow(r: IndexRow): TimelineRow {

@@ -215,6 +215,25 @@ describe.each(MODES)('timeline index over %s', (mode, setupMode) => {
     );
   });
 
+  it('counts entries per minute and outcome; a session sees the others as hidden', async () => {
+    const totals = async (scope: ReadScope) => {
+      const reply = await client.request('ledger.timeline.rate', { scope, minutes: 10 }, opts);
+      expect(reply.now).toMatch(ISO_MS);
+      for (const r of reply.items)
+        expect(r.minute).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\.000Z$/);
+      const by: Record<string, number> = {};
+      for (const r of reply.items) by[r.outcome] = (by[r.outcome] ?? 0) + r.entries;
+      return by;
+    };
+    expect(await totals(READ_ALL)).toEqual({ ok: 4, refused: 1, denied: 1, failed: 1 });
+    expect(await totals({ kind: 'episode', episodeId: 'ep-b' })).toEqual({
+      ok: 1,
+      denied: 1,
+      failed: 1,
+      hidden: 4,
+    });
+  });
+
   it('lists claims that never committed as unrecorded', async () => {
     await client.request(
       'ledger.invocation.begin',

@@ -1,0 +1,199 @@
+/**
+ * The Overview page (issue 15 "Overview"): committed entries per minute by outcome over the last
+ * OVERVIEW_MINUTES (a server-drawn SVG chart and the same numbers as a table), the head index, the
+ * tool calls claimed and never committed (unrecorded: indeterminate until recovered), and each
+ * service's answer to its health subject (the replica that answered, its round trip). Latency
+ * percentiles per phase are not shown: they live in each service's /metrics, which the gateway
+ * does not read (named on the page, not implied).
+ */
+import {
+  ENTRY_OUTCOMES,
+  READ_DEADLINE_MS,
+  type ReadScope,
+  type TimelineRateRow,
+} from '@world/contracts';
+import type { RpcClient } from '@world/runtime';
+import { html, type Html } from './html.js';
+
+/** Minutes the chart covers. */
+export const OVERVIEW_MINUTES = 60;
+const SERVICES = ['ledger', 'broker', 'planner'] as const;
+/** The chart's outcomes, bottom to top, and their colours. */
+const SERIES: Array<[TimelineRateRow['outcome'], string]> = [
+  ...ENTRY_OUTCOMES.map((o): [TimelineRateRow['outcome'], string] => [
+    o,
+    { ok: '#137333', refused: '#b06000', denied: '#c5221f', failed: '#7b1fa2' }[o],
+  ]),
+  ['hidden', '#999999'],
+];
+const W = 720;
+const H = 160;
+
+interface ServiceAnswer {
+  service: string;
+  replica: string | null;
+  ms: number;
+  problem: string | null;
+}
+
+/** Everything the page shows, read in the caller's scope. */
+export interface Overview {
+  headIndex: number | null;
+  now: string;
+  rate: TimelineRateRow[];
+  unrecorded: number;
+  unrecordedMore: boolean;
+  services: ServiceAnswer[];
+}
+
+/**
+ * Reads the overview.
+ * @throws the ledger's errors for the head, the rate and the unrecorded reads
+ */
+export async function readOverview(rpc: RpcClient, scope: ReadScope): Promise<Overview> {
+  const opts = { timeoutMs: READ_DEADLINE_MS };
+  const [head, rate, unrecorded, services] = await Promise.all([
+    rpc.request('ledger.head', {}, opts),
+    rpc.request('ledger.timeline.rate', { scope, minutes: OVERVIEW_MINUTES }, opts),
+    rpc.request('ledger.timeline.unrecorded', { scope, limit: 100 }, opts),
+    Promise.all(
+      SERVICES.map(async (service): Promise<ServiceAnswer> => {
+        const t0 = performance.now();
+        try {
+          const reply = await rpc.request(`${service}.health`, {}, opts);
+          return { service, replica: reply.replica, ms: performance.now() - t0, problem: null };
+        } catch (err) {
+          const problem = err instanceof Error ? err.message : String(err);
+          return { service, replica: null, ms: performance.now() - t0, problem };
+        }
+      }),
+    ),
+  ]);
+  return {
+    headIndex: head.entryIndex,
+    now: rate.now,
+    rate: rate.items,
+    unrecorded: unrecorded.items.length,
+    unrecordedMore: unrecorded.next !== null,
+    services,
+  };
+}
+
+/** The minutes of the chart, oldest first, as ISO minute starts. */
+function minutes(now: string): string[] {
+  const end = Math.floor(Date.parse(now) / 60_000) * 60_000;
+  return Array.from({ length: OVERVIEW_MINUTES }, (_, i) =>
+    new Date(end - (OVERVIEW_MINUTES - 1 - i) * 60_000).toISOString(),
+  );
+}
+
+/** Stacked bars per minute; presentation attributes only (the CSP allows no inline style). */
+function chart(o: Overview): Html {
+  const slots = minutes(o.now);
+  const count = new Map(o.rate.map((r) => [`${r.minute} ${r.outcome}`, r.entries]));
+  const totals = slots.map((m) => SERIES.reduce((n, [s]) => n + (count.get(`${m} ${s}`) ?? 0), 0));
+  const peak = Math.max(1, ...totals);
+  const bw = W / OVERVIEW_MINUTES;
+  const bars: Html[] = [];
+  slots.forEach((m, i) => {
+    let y = H;
+    for (const [series, colour] of SERIES) {
+      const n = count.get(`${m} ${series}`) ?? 0;
+      if (n === 0) continue;
+      const h = (n / peak) * (H - 10);
+      y -= h;
+      bars.push(
+        html`<rect
+          x="${(i * bw + 1).toFixed(1)}"
+          y="${y.toFixed(1)}"
+          width="${(bw - 2).toFixed(1)}"
+          height="${h.toFixed(1)}"
+          fill="${colour}"
+          ><title>${m.slice(11, 16)} ${series}: ${n}</title></rect
+        >`,
+      );
+    }
+  });
+  return html`<svg
+      id="rate-chart"
+      role="img"
+      aria-label="entries per minute by outcome, last ${OVERVIEW_MINUTES} minutes (peak ${peak})"
+      viewBox="0 0 ${W} ${H}"
+      width="${W}"
+      height="${H}"
+    >
+      <rect x="0" y="0" width="${W}" height="${H}" fill="#fafafa" />
+      ${bars}
+    </svg>
+    <p class="legend">
+      ${SERIES.map(([s, c]) => html`<svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="${c}" /></svg> ${s} `)}
+      — peak ${peak} per minute; ${o.now.slice(11, 16)} UTC at the right
+    </p>`;
+}
+
+/** The page's body. */
+export function overviewBody(o: Overview): Html {
+  const byMinute = new Map<string, Map<string, number>>();
+  for (const r of o.rate) {
+    const row = byMinute.get(r.minute) ?? new Map<string, number>();
+    row.set(r.outcome, r.entries);
+    byMinute.set(r.minute, row);
+  }
+  const rows = [...byMinute.entries()].sort(([a], [b]) => (a < b ? 1 : -1));
+  return html`<dl class="overview">
+      <dt>head</dt>
+      <dd id="head-index">${o.headIndex === null ? 'no entries yet' : `#${o.headIndex}`}</dd>
+      <dt>unrecorded calls</dt>
+      <dd id="unrecorded-count">
+        <a href="/workbench?outcome=unrecorded"
+          >${o.unrecordedMore ? `${o.unrecorded} or more` : String(o.unrecorded)}</a
+        >
+        claimed and never committed (indeterminate until recovery ends them)
+      </dd>
+      <dt>latency per phase</dt>
+      <dd class="muted">not shown here: each service's /metrics has its phase histograms</dd>
+    </dl>
+    <h2>entries per minute by outcome</h2>
+    ${chart(o)}
+    <table id="rate">
+      <thead>
+        <tr>
+          <th>minute (UTC)</th>
+          ${SERIES.map(([s]) => html`<th>${s}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          ([m, row]) =>
+            html`<tr>
+              <td>${m.slice(11, 16)}</td>
+              ${SERIES.map(([s]) => html`<td>${row.get(s) ?? 0}</td>`)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h2>services</h2>
+    <table id="services">
+      <thead>
+        <tr>
+          <th>service</th>
+          <th>answered by</th>
+          <th>state</th>
+          <th>round trip</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${o.services.map(
+          (s) =>
+            html`<tr>
+              <td>${s.service}</td>
+              <td>${s.replica ?? '-'}</td>
+              <td>
+                ${s.problem === null ? 'ready' : html`<span class="stop">${s.problem}</span>`}
+              </td>
+              <td>${s.ms.toFixed(0)} ms</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
