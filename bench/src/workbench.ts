@@ -122,6 +122,7 @@ export async function runWorkbenchBench(
       ['why, old call', `/workbench/why?target=${firstOld}`],
       ['episodes', '/workbench/episodes'],
       ['episode, old', `/workbench/episodes/${ep}`],
+      ['overview', '/workbench/overview'],
     ];
     for (const [page, path] of pages) {
       const t = await timePage(target.baseUrl, target.operatorToken, page, path);
