@@ -90,7 +90,7 @@ describe('pnpm bench --quick', () => {
         (s) => s.committed !== undefined && s.committed.calls !== s.committed.entries,
       );
       expect(uncommitted.map((s) => s.id)).toEqual([]);
-      expect(report.targets).toHaveLength(22);
+      expect(report.targets).toHaveLength(24);
       expect(report.targets.filter((t) => t.status === 'N/A').map((t) => t.target)).toEqual([]);
     },
     SMOKE_TIMEOUT_MS,
