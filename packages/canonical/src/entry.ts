@@ -27,21 +27,25 @@ export interface World {
 }
 
 /**
- * Entry hash = sha256(JCS of {entryIndex, semanticsEpoch, transitionFn, interpreter,
- * prevEntryHash, writtenBy, transitionRef}). Source: DESIGN.md §4.
+ * The canonical bytes of an entry: JCS of {entryIndex, semanticsEpoch, transitionFn, interpreter,
+ * prevEntryHash, writtenBy, transitionRef} (DESIGN.md §4). Its entry hash is their sha256, and
+ * they are the entry's leaf in the log's Merkle tree (RFC 9162 §2.1.1; issue 12).
  */
+export function entryBytes(header: EntryHeader, transitionRef: Ref): Buffer {
+  return canonicalBytes({
+    entryIndex: header.entryIndex,
+    semanticsEpoch: header.semanticsEpoch,
+    transitionFn: header.transitionFn,
+    interpreter: header.interpreter,
+    prevEntryHash: header.prevEntryHash,
+    writtenBy: header.writtenBy,
+    transitionRef,
+  });
+}
+
+/** Entry hash = sha256(entryBytes(header, transitionRef)). Source: DESIGN.md §4. */
 export function entryHash(header: EntryHeader, transitionRef: Ref): Ref {
-  return refOf(
-    canonicalBytes({
-      entryIndex: header.entryIndex,
-      semanticsEpoch: header.semanticsEpoch,
-      transitionFn: header.transitionFn,
-      interpreter: header.interpreter,
-      prevEntryHash: header.prevEntryHash,
-      writtenBy: header.writtenBy,
-      transitionRef,
-    }),
-  );
+  return refOf(entryBytes(header, transitionRef));
 }
 
 /** World ref = sha256(JCS of {revision, stateRoot, logHead}). Source: DESIGN.md §4. */

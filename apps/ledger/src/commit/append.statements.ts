@@ -19,6 +19,7 @@ import type { LogEntry, World, WorldObject } from '@world/canonical';
 import { SELECTED_HEAD, type JournalKind } from '../db/schema.js';
 import { assertRefs } from '../db/statements.js';
 import type { HeadPosition } from './chain.js';
+import type { TreeExtension } from './tree.js';
 
 /** How a commit writes its journal row, if it has an invocation id. */
 export type JournalWrite =
@@ -136,6 +137,17 @@ export function appendStatement(
 }
 
 /**
+ * The tree rows of APPEND_ON_HEAD (commit/tree.ts extendTree), gated on `hd` like every other
+ * write: $25–$27 the new nodes' levels, indexes and hashes. `hd` itself moves the head's border
+ * from $24 (the border the extension was computed from, or nothing is written) to $28.
+ */
+const TREE_ON_HEAD_CTE = `tn AS (
+  INSERT INTO ledger.tree_nodes (level, node_index, hash)
+  SELECT u.level, u.node_index, u.hash
+    FROM hd, unnest($25::smallint[], $26::bigint[], $27::bytea[]) AS u(level, node_index, hash)
+)`;
+
+/**
  * A tool commit appended in ONE autocommit statement on the head the caller expects (the fast
  * path of a lone `ledger.commit`, commit-fast.ts): all of it is written, or none of it.
  *
@@ -156,7 +168,8 @@ export function appendStatement(
  *   so nothing of it is written, and the caller falls back to the transaction, which refuses it.
  *
  * Parameters: those of every append (file doc) with the journal's $18–$19, then $20–$22 the
- * expected head's entry index, entry hash and revision, and $23 the claim token. Returns one row (the new entry index)
+ * expected head's entry index, entry hash and revision, $23 the claim token, then $24–$28 the
+ * tree (TREE_ON_HEAD_CTE). Returns one row (the new entry index)
  * when the commit landed, none when nothing was written.
  */
 export const APPEND_ON_HEAD: NamedStatement = {
@@ -164,9 +177,10 @@ export const APPEND_ON_HEAD: NamedStatement = {
   text: `WITH hd AS (
   UPDATE ledger.heads
      SET world_ref = $14::text, entry_index = $6::bigint, entry_hash = $7::text,
-         revision = $15::bigint
+         revision = $15::bigint, tree_border = $28::bytea
    WHERE key = '${SELECTED_HEAD}'
      AND entry_index = $20::bigint AND entry_hash = $21::text AND revision = $22::bigint
+     AND tree_border = $24::bytea
      AND NOT EXISTS (
        SELECT 1 FROM ledger.commit_journal cj
         WHERE cj.invocation_id = $18::text AND NOT ${toolBindable('cj', '$23')})
@@ -189,7 +203,7 @@ export const APPEND_ON_HEAD: NamedStatement = {
 ), m AS (
   INSERT INTO ledger.commit_objects (object_ref, entry_index)
   SELECT carried.object_ref, $6::bigint FROM hd, unnest($1::text[]) AS carried(object_ref)
-), jo AS (
+), ${TREE_ON_HEAD_CTE}, jo AS (
   INSERT INTO ledger.commit_journal AS j (invocation_id, kind, state, commit_hash,
     end_reason, entry_index, world_ref, output_ref, updated_at)
   SELECT $18::text, 'tool', 'committed', $19::text, NULL, $6::bigint, $14::text, $16::text, now()
@@ -254,10 +268,15 @@ export function appendParams(write: AppendWrite): unknown[] {
 }
 
 /**
- * The parameters of APPEND_ON_HEAD: the append's, the journal's, then the expected head.
+ * The parameters of APPEND_ON_HEAD: the append's, the journal's, the expected head, then the
+ * tree: the head's border before (as stored) and the extension by this one entry.
  * @throws InvalidRefError as appendParams
  */
-export function appendOnHeadParams(expected: HeadPosition, write: ToolAppendWrite): unknown[] {
+export function appendOnHeadParams(
+  expected: HeadPosition,
+  write: ToolAppendWrite,
+  tree: { before: Buffer; extension: TreeExtension },
+): unknown[] {
   return [
     ...appendParams(write),
     write.journal.invocationId,
@@ -266,5 +285,10 @@ export function appendOnHeadParams(expected: HeadPosition, write: ToolAppendWrit
     expected.entryHash,
     expected.revision,
     write.journal.claimToken,
+    tree.before,
+    tree.extension.levels,
+    tree.extension.indexes,
+    tree.extension.hashes,
+    tree.extension.border,
   ];
 }

@@ -13,8 +13,9 @@
  * Every statement here is raw SQL of fixed text run as a named (prepared) statement through the
  * runtime's raw API (append.statements.ts says why). The column names follow db/schema.ts.
  */
-import { Inject, Injectable } from '@nestjs/common';
-import type { Ref } from '@world/canonical';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { LogEntry, Ref } from '@world/canonical';
+import { TreeStateError, type TreeState } from '@world/tlog';
 import { DATABASE, serviceLogger, type DatabaseHandle, type RawQuery } from '@world/runtime';
 import { LEDGER_SERVICE } from '../constants.js';
 import { SELECTED_HEAD, type JournalKind, type JournalState } from '../db/schema.js';
@@ -30,6 +31,8 @@ import {
 } from './append.statements.js';
 import { headAfter, type HeadPosition } from './chain.js';
 import { LastHead } from './last-head.js';
+import { TREE_GUARD, TreeGuard } from './tree-guard.js';
+import { decodeBorder, encodeBorder, extendTree, TREE_EXTEND, treeExtendParams } from './tree.js';
 
 export type { AppendWrite, JournalWrite, ToolAppendWrite } from './append.statements.js';
 
@@ -61,7 +64,7 @@ function int8(value: unknown): number {
 /** The head row under its lock, joined with the invocation's journal row and its outcome. */
 const LOCK_HEAD = {
   name: 'ledger_commit_lock_head',
-  text: `SELECT h.world_ref, h.entry_index, h.entry_hash, h.revision,
+  text: `SELECT h.world_ref, h.entry_index, h.entry_hash, h.revision, h.tree_border,
        j.invocation_id AS j_invocation_id, j.kind AS j_kind, j.state AS j_state,
        j.commit_hash AS j_commit_hash, j.entry_index AS j_entry_index, j.world_ref AS j_world_ref,
        e.entry_hash AS e_entry_hash, e.prev_entry_hash AS e_prev_entry_hash,
@@ -105,7 +108,8 @@ const JOURNALS = {
 /** The head row, unlocked. */
 const READ_HEAD = {
   name: 'ledger_commit_read_head',
-  text: `SELECT world_ref, entry_index, entry_hash, revision FROM ledger.heads WHERE key = $1`,
+  text: `SELECT world_ref, entry_index, entry_hash, revision, tree_border FROM ledger.heads
+ WHERE key = $1`,
 };
 
 interface HeadRow {
@@ -113,6 +117,7 @@ interface HeadRow {
   entry_index: unknown;
   entry_hash: string;
   revision: unknown;
+  tree_border: Uint8Array | null;
 }
 
 /** An invocation's journal row under its lock. */
@@ -150,6 +155,12 @@ export class CommitTx {
   read: HeadPosition | null = null;
   /** the head this transaction's appends leave, once it commits */
   moved: HeadPosition | null = null;
+  /** the tree of the head read under the lock (lockHead) */
+  readTree: TreeState | null = null;
+  /** the tree this transaction's appends leave, once extendTree ran */
+  movedTree: TreeState | null = null;
+  /** the entries appended so far, in order: the leaves extendTree adds */
+  private readonly appended: LogEntry[] = [];
 
   constructor(private readonly query: RawQuery) {}
 
@@ -170,6 +181,7 @@ export class CommitTx {
     if (row === undefined)
       throw new Error('ledger head row is missing: genesis was not bootstrapped');
     this.read = headOf(row);
+    this.readTree = decodeBorder(this.read.entryIndex + 1, row.tree_border);
     return { head: this.read, journal: bindingOf(row) };
   }
 
@@ -192,8 +204,10 @@ export class CommitTx {
 
   /** Reads the selected head without locking it. */
   async readHead(): Promise<HeadPosition> {
-    this.read = await selectedHead(this.query);
-    return this.read;
+    const { head, tree } = await selectedHead(this.query);
+    this.read = head;
+    this.readTree = tree;
+    return head;
   }
 
   /** Reads and locks an invocation's journal row (REST intents; world-internals §5.3). */
@@ -259,6 +273,7 @@ export class CommitTx {
     const params = appendParams(write);
     const statement = appendStatement(journal?.mode ?? 'none', moveHead);
     if (moveHead) this.moved = headAfter(write);
+    this.appended.push(write.entry);
     if (journal === null) {
       await this.query(statement.text, params, statement.name);
       return true;
@@ -267,6 +282,31 @@ export class CommitTx {
     if (journal.mode === 'tool') params.push(journal.claimToken);
     const { rows } = await this.query(statement.text, params, statement.name);
     return rows.length === 1;
+  }
+
+  /**
+   * Extends the Merkle tree by every entry this transaction appended, in one statement
+   * (tree.ts TREE_EXTEND), after the appends: once per transaction, so a group commit extends it
+   * once for its group. Nothing to do when nothing was appended.
+   * @throws TreeStateError when appends were made without lockHead, or do not follow its head
+   * @throws Error when the head does not stand on the last append with the border read (the
+   *   transaction must roll back)
+   */
+  async extendTree(): Promise<void> {
+    if (this.appended.length === 0) return;
+    if (this.readTree === null)
+      throw new TreeStateError('a commit transaction appended without locking the head');
+    const extension = extendTree(this.readTree, this.appended);
+    const { rows } = await this.query(
+      TREE_EXTEND.text,
+      treeExtendParams(this.readTree, extension),
+      TREE_EXTEND.name,
+    );
+    if (rows.length !== 1)
+      throw new Error(
+        `the head did not stand on entry #${extension.state.size - 1} with the tree read under its lock`,
+      );
+    this.movedTree = extension.state;
   }
 }
 
@@ -295,12 +335,13 @@ function bindingOf(row: JournalRow): JournalBinding | null {
  * The selected head, read without a lock.
  * @throws Error when the head row is missing (genesis was not bootstrapped)
  */
-async function selectedHead(query: RawQuery): Promise<HeadPosition> {
+async function selectedHead(query: RawQuery): Promise<{ head: HeadPosition; tree: TreeState }> {
   const { rows } = await query<HeadRow>(READ_HEAD.text, [SELECTED_HEAD], READ_HEAD.name);
   const row = rows[0];
   if (row === undefined)
     throw new Error('ledger head row is missing: genesis was not bootstrapped');
-  return headOf(row);
+  const head = headOf(row);
+  return { head, tree: decodeBorder(head.entryIndex + 1, row.tree_border) };
 }
 
 function headOf(row: HeadRow): HeadPosition {
@@ -314,48 +355,85 @@ function headOf(row: HeadRow): HeadPosition {
 
 /**
  * Runs commit transactions on the ledger's database (see CommitTx for what one writes) and the
- * one-statement append of a lone tool commit; remembers the head it last saw (LastHead).
+ * one-statement append of a lone tool commit; remembers the head it last saw (LastHead) and the
+ * tree of that head (the fast path extends it without reading it).
  */
 @Injectable()
 export class CommitRepository {
   /** the head this repository (this replica) last saw: the fast path's expected head */
   readonly lastHead = new LastHead();
+  /** the tree of the last head seen with its tree, keyed by that head's entry hash */
+  private lastTree: { entryHash: Ref; state: TreeState } | null = null;
 
-  constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
+  constructor(
+    @Inject(DATABASE) private readonly database: DatabaseHandle,
+    @Optional() @Inject(TREE_GUARD) private readonly guard: TreeGuard = new TreeGuard(),
+  ) {}
+
+  /** The tree of `head` if this replica saw it (the fast path's expected tree), else null. */
+  treeAt(head: HeadPosition): TreeState | null {
+    return this.lastTree?.entryHash === head.entryHash ? this.lastTree.state : null;
+  }
+
+  private seeTree(entryHash: Ref, state: TreeState): void {
+    if (this.lastTree !== null && state.size < this.lastTree.state.size) return;
+    this.lastTree = { entryHash, state };
+  }
 
   /**
-   * Runs `work` in one transaction on one connection (raw, named statements); it commits when
-   * `work` resolves and rolls back when it throws. Remembers the head the transaction left
+   * Runs `work` in one transaction on one connection (raw, named statements); when `work`
+   * resolves, the tree is extended by what it appended (CommitTx.extendTree) and it commits;
+   * it rolls back when either throws. Remembers the head (and tree) the transaction left
    * (committed) or read (either way).
+   * @throws ServiceUnavailableError before anything when the log no longer extends its signed
+   *   checkpoint (TreeGuard)
    */
   async transaction<T>(work: (t: CommitTx) => Promise<T>): Promise<T> {
+    this.guard.check();
     let tx: CommitTx | undefined;
     try {
-      const result = await this.database.transaction((query) => work((tx = new CommitTx(query))));
+      const result = await this.database.transaction(async (query) => {
+        const t = (tx = new CommitTx(query));
+        const value = await work(t);
+        await t.extendTree();
+        return value;
+      });
       const left = tx?.moved ?? tx?.read;
       if (left) this.lastHead.see(left);
+      const tree = tx?.movedTree ?? tx?.readTree;
+      if (left && tree && tree.size === left.entryIndex + 1) this.seeTree(left.entryHash, tree);
       return result;
     } catch (err) {
       // Rolled back: what it wrote never happened, what it read under the lock did.
       if (tx?.read) this.lastHead.see(tx.read);
+      if (tx?.read && tx.readTree) this.seeTree(tx.read.entryHash, tx.readTree);
       throw err;
     }
   }
 
   /**
    * Appends a tool commit in one autocommit statement, on condition that the head still stands
-   * exactly on `expected` and the invocation has no journal row it could not bind (committed, or
-   * a REST intent); all of the commit is written or none of it (APPEND_ON_HEAD says why).
+   * exactly on `expected` with the tree this replica saw there, and the invocation has no
+   * journal row it could not bind (committed, or a REST intent); all of the commit — its tree
+   * rows included — is written or none of it (APPEND_ON_HEAD says why).
    * @param expected the head `write` was chained on (chainToolCommit)
    * @returns true when the commit landed (the head it left is remembered); false when nothing
-   *   was written: the head moved, or the journal row must be looked at under the head lock
-   *   (the caller falls back to the commit transaction)
+   *   was written: no tree known for `expected`, the head moved, or the journal row must be
+   *   looked at under the head lock (the caller falls back to the commit transaction)
    * @throws InvalidRefError when any ref about to be written is zero or malformed (nothing sent)
+   * @throws ServiceUnavailableError when the log no longer extends its signed checkpoint
    * @throws whatever the database throws for the statement; a statement error means nothing was
    *   written, a lost connection leaves the outcome unknown (as for a COMMIT)
    */
   async appendOnHead(expected: HeadPosition, write: ToolAppendWrite): Promise<boolean> {
-    const params = appendOnHeadParams(expected, write);
+    this.guard.check();
+    const before = this.treeAt(expected);
+    if (before === null) return false;
+    const extension = extendTree(before, [write.entry]);
+    const params = appendOnHeadParams(expected, write, {
+      before: encodeBorder(before),
+      extension,
+    });
     let rows: unknown[];
     try {
       ({ rows } = await this.database.query(APPEND_ON_HEAD.text, params, APPEND_ON_HEAD.name));
@@ -369,14 +447,17 @@ export class CommitRepository {
       return false;
     }
     if (rows.length !== 1) return false;
-    this.lastHead.see(headAfter(write));
+    const after = headAfter(write);
+    this.lastHead.see(after);
+    this.seeTree(after.entryHash, extension.state);
     return true;
   }
 
   /** Reads the selected head, unlocked, and remembers it (at start: the first commit is fast). */
   async refreshHead(): Promise<HeadPosition> {
-    const head = await selectedHead(this.database.query);
+    const { head, tree } = await selectedHead(this.database.query);
     this.lastHead.see(head);
+    this.seeTree(head.entryHash, tree);
     return head;
   }
 }

@@ -11,6 +11,7 @@ import {
   index,
   pgSchema,
   primaryKey,
+  smallint,
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
@@ -113,6 +114,11 @@ export const heads = ledgerSchema.table(
     entryIndex: int8('entry_index').notNull(),
     entryHash: text('entry_hash').notNull(),
     revision: int8('revision').notNull(),
+    /**
+     * The Merkle tree's compact range at size entry_index + 1: the hashes of tlog borderIds,
+     * 32 bytes each, concatenated left to right (null only before the tree was first built)
+     */
+    treeBorder: bytea('tree_border'),
   },
   (t) => [check('heads_key_selected', sql`${t.key} = 'selected'`)],
 );
@@ -187,4 +193,35 @@ export const commitJournal = ledgerSchema.table(
 export const registryHeads = ledgerSchema.table('registry_heads', {
   name: text('name').primaryKey(),
   head: text('head').notNull(),
+});
+
+/**
+ * The log's RFC 9162 Merkle tree (issue 12): every perfect subtree (level, node_index) covering
+ * leaves [node_index·2^level, (node_index+1)·2^level), written once in the transaction of the
+ * entry that completes it (@world/tlog README "Storage model"). Leaf = leafHash(entryBytes).
+ */
+export const treeNodes = ledgerSchema.table(
+  'tree_nodes',
+  {
+    level: smallint('level').notNull(),
+    nodeIndex: int8('node_index').notNull(),
+    hash: bytea('hash').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'tree_nodes_pk', columns: [t.level, t.nodeIndex] }),
+    check('tree_nodes_level', sql`${t.level} BETWEEN 0 AND 63`),
+    check('tree_nodes_index_non_negative', sql`${t.nodeIndex} >= 0`),
+    check('tree_nodes_hash_size', sql`octet_length(${t.hash}) = 32`),
+  ],
+);
+
+/**
+ * Signed checkpoints (C2SP tlog-checkpoint notes), one per tree size signed: the latest is what
+ * `GET /v1/checkpoint` serves and what every later append must extend.
+ */
+export const checkpoints = ledgerSchema.table('checkpoints', {
+  treeSize: int8('tree_size').primaryKey(),
+  rootHash: bytea('root_hash').notNull(),
+  note: text('note').notNull(),
+  signedAt: timestamp('signed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });

@@ -410,7 +410,8 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
       entry_index: 4,
     });
 
-    // One statement per commit (+ the start-up head read) against BEGIN, lockHead, append, COMMIT.
+    // One statement per commit (+ the start-up head read) against BEGIN, lockHead, append, the
+    // tree's extension (commit/tree.ts TREE_EXTEND), COMMIT.
     expect(fast.counts).toEqual({
       statements: 1 + calls.length,
       statementErrors: 0,
@@ -420,13 +421,13 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     });
     expect(roundTrips(fast.counts) - 1).toBe(calls.length);
     expect(slow.counts).toEqual({
-      statements: 2 * calls.length,
+      statements: 3 * calls.length,
       statementErrors: 0,
       transactions: calls.length,
       fastSent: 0,
       fastLanded: 0,
     });
-    expect(roundTrips(slow.counts)).toBe(4 * calls.length);
+    expect(roundTrips(slow.counts)).toBe(5 * calls.length);
   });
 
   it('falls back to the transaction when another writer moved the head (a second replica, a REST commit), with no gap and no duplicate', async () => {
