@@ -9,6 +9,7 @@ import { OPS, type OpsContext } from './ops/ops.tokens.js';
 import { OperatorController } from './operator/operator.controller.js';
 import { LogStreamController } from './provenance/log-stream.controller.js';
 import { ProvenanceController } from './provenance/provenance.controller.js';
+import { TlogController } from './provenance/tlog.controller.js';
 import { WorkbenchLogins } from './workbench/access.js';
 import { AguiController } from './workbench/agui.controller.js';
 import { WorkbenchController } from './workbench/workbench.controller.js';
@@ -31,6 +32,7 @@ export class GatewayModule {
         HealthController,
         LogStreamController,
         ProvenanceController,
+        TlogController,
         OperatorController,
         OpsController,
         WorkbenchController,

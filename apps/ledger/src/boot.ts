@@ -20,9 +20,13 @@ import {
 import { observeHead } from './commit/commit-invocation.js';
 import { CommitRepository } from './commit/commit.repository.js';
 import { bootstrapGenesis } from './genesis/bootstrap-genesis.js';
-import { IntegrityRepository } from './integrity/integrity.repository.js';
+import { IntegrityRepository, TreeIntegrityRepository } from './integrity/integrity.repository.js';
 import { scanLedger } from './integrity/scan-ledger.js';
 import { LedgerModule } from './ledger.module.js';
+import { TreeGuard } from './commit/tree-guard.js';
+import { CheckpointSigner } from './tlog/checkpoint-signer.js';
+import { loadLogKey, type LogKeyOptions } from './tlog/log-key.js';
+import { TreeRepository } from './tlog/tree.repository.js';
 
 /** How to start one ledger replica. */
 export interface StartLedgerOptions {
@@ -34,6 +38,13 @@ export interface StartLedgerOptions {
   replica?: string;
   /** the start-up integrity scan's budgets (default INTEGRITY_BUDGET; tests narrow them) */
   integrityBudget?: IntegrityBudget;
+  /**
+   * the log's signing key (tlog/log-key.ts): its file (read, or created mode 0600) and origin;
+   * without a file the key lives only in this process (tests)
+   */
+  logKey?: LogKeyOptions;
+  /** minimum ms between two checkpoint signings (default CHECKPOINT_INTERVAL_MS) */
+  checkpointIntervalMs?: number;
 }
 
 /** A running ledger replica, with its start-up integrity scan. */
@@ -69,12 +80,26 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningL
   });
   if (await bootstrapGenesis(database))
     serviceLogger(LEDGER_SERVICE).info({ replica }, 'genesis created');
+  const guard = new TreeGuard();
+  const tree = new TreeRepository(database);
+  const signer = new CheckpointSigner(
+    tree,
+    loadLogKey(options.logKey ?? {}),
+    guard,
+    options.checkpointIntervalMs,
+  );
+  // The first checkpoint (or the check that the stored tree extends the last one) before serving.
+  await signer
+    .current()
+    .catch((err: unknown) =>
+      serviceLogger(LEDGER_SERVICE).error({ err }, 'no checkpoint signed at start'),
+    );
   const rpc = await connectRpc(transport, `${LEDGER_SERVICE}-${replica}`);
   let app;
   try {
     app = await startMicroservice(
       LEDGER_SERVICE,
-      LedgerModule.register({ database, rpc, replica }),
+      LedgerModule.register({ database, rpc, replica, guard, signer, tree }),
       transport,
       { replica },
     );
@@ -90,7 +115,13 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningL
   const budget = options.integrityBudget ?? INTEGRITY_BUDGET;
   const integrity = startIntegrityScan(
     LEDGER_SERVICE,
-    (scan) => scanLedger(new IntegrityRepository(database), scan, budget.maxRows),
+    (scan) =>
+      scanLedger(
+        new IntegrityRepository(database),
+        scan,
+        budget.maxRows,
+        new TreeIntegrityRepository(database),
+      ),
     budget,
   );
   let closed: Promise<void> | undefined;

@@ -25,3 +25,6 @@ export const LEDGER_MIGRATIONS_TABLE = `__drizzle_migrations_${LEDGER_SERVICE}`;
  * Int16); multi-row writes are split to stay under it.
  */
 export const POSTGRES_MAX_BIND_PARAMETERS = 65_535;
+
+/** The Nest token of the replica's CheckpointSigner (tlog/checkpoint-signer.ts). */
+export const CHECKPOINT_SIGNER = Symbol('CHECKPOINT_SIGNER');

@@ -3,6 +3,7 @@
  * DATABASE_URL set (missing or malformed → exit 2). Serves /livez, /readyz and /metrics on
  * WORLD_HEALTH_PORT when set. Logs one JSON line `ready` (with `healthPort`) when it serves.
  */
+import { join } from 'node:path';
 import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
 import {
   closeOnSignal,
@@ -28,6 +29,11 @@ runMain(async () => {
     transport: { kind: 'nats', url: config.NATS_URL, prefix: config.WORLD_SUBJECT_PREFIX },
     database,
     replica: config.WORLD_REPLICA,
+    logKey: {
+      file: config.WORLD_LOG_KEY_FILE ?? join(config.WORLD_HOME, 'log.key'),
+      origin: config.WORLD_LOG_ORIGIN,
+    },
+    checkpointIntervalMs: config.WORLD_CHECKPOINT_INTERVAL_MS,
   });
   const health = await startHealthFromEnv(config, service.checks).catch(async (err: unknown) => {
     await service.close();

@@ -7,3 +7,4 @@ export * from './parse.js';
 export * from './stored.js';
 export * from './visibility.js';
 export * from './timeline.js';
+export * from './tlog.js';

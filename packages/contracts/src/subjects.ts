@@ -35,6 +35,12 @@ import {
   LedgerUnrecordedReply,
   LedgerUnrecordedRequest,
 } from './timeline.js';
+import {
+  CheckpointReply,
+  ConsistencyProofReply,
+  InclusionProofReply,
+  LogKeyReply,
+} from './tlog.js';
 
 const Empty = z.object({}).strict();
 const Health = z.object({ service: z.string(), status: z.literal('ok'), replica: z.string() });
@@ -357,6 +363,13 @@ export const CONTRACTS = {
   'ledger.registry.get': rq(z.object({ name: z.string().min(1) }), LedgerRegistryReply),
   'ledger.registry.publish': rq(LedgerRegistryPublishRequest, LedgerRegistryReply),
   'ledger.health': rq(Empty, Health),
+  'ledger.tlog.checkpoint': rq(Empty, CheckpointReply),
+  'ledger.tlog.key': rq(Empty, LogKeyReply),
+  'ledger.tlog.inclusion': rq(z.object({ index: NonNegInt, size: NonNegInt }), InclusionProofReply),
+  'ledger.tlog.consistency': rq(
+    z.object({ from: NonNegInt, to: NonNegInt }),
+    ConsistencyProofReply,
+  ),
   'ledger.committed': ev(LedgerCommittedEvent, true),
 
   'broker.session.mint': rq(SessionMintRequest, SessionMintReply),

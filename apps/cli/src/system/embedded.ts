@@ -139,7 +139,14 @@ async function startServices(
     for (const s of services.reverse()) await s.close().catch(() => undefined);
   };
   try {
-    const ledger = await startLedger({ transport, database: sharedHandle(database) });
+    const ledger = await startLedger({
+      transport,
+      database: sharedHandle(database),
+      logKey: {
+        file: options.paths.logKeyFile,
+        origin: process.env.WORLD_LOG_ORIGIN || undefined,
+      },
+    });
     services.push(ledger);
     const broker = await startBroker({
       transport,

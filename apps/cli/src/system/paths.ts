@@ -12,6 +12,8 @@ export interface WorldPaths {
   operatorTokenFile: string;
   /** the demo episode's session file (mode 0600) */
   demoSessionFile: string;
+  /** the log's checkpoint signing key (WORLD_LOG_KEY_FILE, default $WORLD_HOME/log.key, mode 0600) */
+  logKeyFile: string;
 }
 
 /** Resolves the paths from the environment. */
@@ -29,5 +31,9 @@ export function worldPaths(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pgdata: join(home, 'pgdata'),
     operatorTokenFile: env.WORLD_OPERATOR_TOKEN_FILE ?? join(home, 'operator.token'),
     demoSessionFile: join(home, 'demo.session'),
+    logKeyFile:
+      env.WORLD_LOG_KEY_FILE !== undefined && env.WORLD_LOG_KEY_FILE !== ''
+        ? resolve(cwd, env.WORLD_LOG_KEY_FILE)
+        : join(home, 'log.key'),
   };
 }

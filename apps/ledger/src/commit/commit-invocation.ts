@@ -32,6 +32,8 @@ export interface CommitDeps {
   events: Pick<RpcClient, 'emit'>;
   /** this replica's name: `world_ledger_head_index{replica}` follows its commits when given */
   replica?: string;
+  /** told of every commit: it signs a checkpoint of the new head (tlog/checkpoint-signer.ts) */
+  checkpoints?: { committed(): void };
 }
 
 /** A `ledger.commit` request that passed every check that needs no database. */
@@ -214,6 +216,7 @@ export function observeHead(replica: string, entryIndex: number): void {
  */
 export function afterCommit(deps: CommitDeps, event: RequestOf<'ledger.committed'>): void {
   if (deps.replica !== undefined) observeHead(deps.replica, event.entryIndex);
+  deps.checkpoints?.committed();
   log.info(
     { entryIndex: event.entryIndex, entryHash: event.entryHash, writtenBy: event.writtenBy },
     'entry committed',

@@ -6,6 +6,8 @@ import { CommitGroup } from './commit-group.js';
 import { commitInvocation, type CommitDeps } from './commit-invocation.js';
 import { commitRest } from './commit-rest.js';
 import { CommitRepository } from './commit.repository.js';
+import { CHECKPOINT_SIGNER } from '../constants.js';
+import type { CheckpointSigner } from '../tlog/checkpoint-signer.js';
 
 /** The two ways to append: `ledger.commit` (tool calls) and `ledger.restCommit` (POST /v1/commit). */
 @Controller()
@@ -14,6 +16,7 @@ export class CommitController {
     private readonly repository: CommitRepository,
     @Inject(RPC) private readonly events: RpcClient,
     @Inject(REPLICA) private readonly replica: string,
+    @Inject(CHECKPOINT_SIGNER) private readonly signer: CheckpointSigner,
   ) {
     this.group = new CommitGroup(this.deps());
   }
@@ -22,7 +25,12 @@ export class CommitController {
   private readonly group: CommitGroup;
 
   private deps(): CommitDeps {
-    return { repository: this.repository, events: this.events, replica: this.replica };
+    return {
+      repository: this.repository,
+      events: this.events,
+      replica: this.replica,
+      checkpoints: this.signer,
+    };
   }
 
   @MessagePattern('ledger.commit')

@@ -103,3 +103,42 @@ export class IntegrityRepository {
     return rows.map((r) => ({ ref: storedRef(r.ref), payload: r.payload }));
   }
 }
+
+/** A stored tree node. */
+export interface TreeNodeRow {
+  level: number;
+  index: number;
+  hash: Buffer;
+}
+
+/** Tree reads of the integrity scan (scan-tree.ts). */
+export class TreeIntegrityRepository {
+  constructor(private readonly database: DatabaseHandle) {}
+
+  /** Every stored node whose leaves start at or above `lowest` (leaves [index·2^level, …)). */
+  async nodesFrom(lowest: number): Promise<TreeNodeRow[]> {
+    const { rows } = await this.database.query<{
+      level: number;
+      node_index: unknown;
+      hash: Uint8Array;
+    }>(
+      `SELECT level, node_index, hash FROM ledger.tree_nodes
+        WHERE node_index * (1::bigint << level) >= $1::bigint`,
+      [lowest],
+    );
+    return rows.map((r) => ({
+      level: Number(r.level),
+      index: Number(r.node_index),
+      hash: Buffer.from(r.hash),
+    }));
+  }
+
+  /** The head row's stored tree border (null before the tree was built). */
+  async headBorder(): Promise<Buffer | null> {
+    const { rows } = await this.database.query<{ tree_border: Uint8Array | null }>(
+      `SELECT tree_border FROM ledger.heads WHERE key = 'selected'`,
+    );
+    const border = rows[0]?.tree_border ?? null;
+    return border === null ? null : Buffer.from(border);
+  }
+}

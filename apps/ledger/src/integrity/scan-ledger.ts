@@ -4,6 +4,8 @@
  * 1. the newest entry is the one the head row names;
  * 2. every entry recomputes to its entry hash (storedProblem), the log is dense, and each entry
  *    links to the one before it (prevEntryHash; entry 0 to GENESIS_PREV_ENTRY_HASH);
+ * 2b. the tree rows covering the checked entries agree with them and with each other
+ *    (scan-tree.ts);
  * 3. every object the checked entries carried (newest carrier first), then every object no
  *    entry carries (the registry archives), hashes to its ref.
  * The entries may use half of the row budget, so a long log still has its newest objects
@@ -16,7 +18,9 @@ import {
   storedProblem,
 } from '@world/contracts';
 import type { IntegrityScan } from '@world/runtime';
-import type { IntegrityRepository } from './integrity.repository.js';
+import { entryLeafHash } from '../commit/tree.js';
+import type { IntegrityRepository, TreeIntegrityRepository } from './integrity.repository.js';
+import { scanTree } from './scan-tree.js';
 
 /** Above any entry index: the first page starts at the newest entry, whatever the head says. */
 const NEWEST = Number.MAX_SAFE_INTEGER;
@@ -30,10 +34,13 @@ export async function scanLedger(
   repository: IntegrityRepository,
   scan: IntegrityScan,
   maxRows: number,
+  tree?: TreeIntegrityRepository,
 ): Promise<string | undefined> {
   const head = await repository.head();
   if (head === null) return undefined;
-  const lowest = await scanEntries(repository, scan, head, Math.floor(maxRows / 2));
+  const leaves = new Map<number, Buffer>();
+  const lowest = await scanEntries(repository, scan, head, Math.floor(maxRows / 2), leaves);
+  if (tree !== undefined) await scanTree(tree, scan, lowest, head.entryIndex + 1, leaves);
   const left: string[] = [];
   if (lowest > 0) left.push(`entries below #${lowest} and the objects only they carried`);
 
@@ -64,6 +71,7 @@ async function scanEntries(
   scan: IntegrityScan,
   head: { entryIndex: number; entryHash: Ref },
   maxRows: number,
+  leaves: Map<number, Buffer>,
 ): Promise<number> {
   let cursor = NEWEST;
   let above: LogEntry | null = null;
@@ -77,6 +85,8 @@ async function scanEntries(
     }
     for (const entry of page) {
       checkEntry(scan, entry, above, head);
+      if (storedProblem({ kind: 'entry', entry }) === null)
+        leaves.set(entry.header.entryIndex, entryLeafHash(entry));
       above = entry;
       lowest = entry.header.entryIndex;
       cursor = lowest - 1;
