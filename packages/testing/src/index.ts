@@ -2,3 +2,4 @@ export * from './env.js';
 export * from './process.js';
 export * from './lock-orphan.js';
 export * from './nats-server.js';
+export * from './independent-tlog.js';

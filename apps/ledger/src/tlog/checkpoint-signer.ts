@@ -75,12 +75,16 @@ export class CheckpointSigner {
    *   the signed one); whatever the database throws
    */
   async current(): Promise<SignedCheckpoint> {
-    const head = await this.tree.headTree();
-    const last = this.last;
-    if (last !== null && last.size === head.size && sameHash(last.rootHash, rootOfState(head)))
-      return last;
-    this.pending ??= this.signSoon().finally(() => (this.pending = null));
-    return this.pending;
+    for (;;) {
+      const head = await this.tree.headTree();
+      const last = this.last;
+      if (last !== null && last.size === head.size && sameHash(last.rootHash, rootOfState(head)))
+        return last;
+      // A signing already under way may be of an older head: then sign again.
+      this.pending ??= this.signSoon().finally(() => (this.pending = null));
+      const signed = await this.pending;
+      if (signed.size >= head.size) return signed;
+    }
   }
 
   private async signSoon(): Promise<SignedCheckpoint> {
