@@ -5,7 +5,13 @@
  */
 import { entryBytes } from '@world/canonical';
 import { connectRpc, InProcessBus, type RpcClient, type TransportConfig } from '@world/runtime';
-import { checkConsistency, checkInclusion, mth, mthLeaf, openCheckpointNote   uniquePrefix,
+import {
+  checkConsistency,
+  checkInclusion,
+  mth,
+  mthLeaf,
+  openCheckpointNote,
+  uniquePrefix,
 } from '@world/testing';
 import { startLedger, type RunningLedger } from '../../src/index.js';
 import { MODES, RPC_TIMEOUT_MS, toolCall, type ModeSetup } from '../support.js';
