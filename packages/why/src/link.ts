@@ -9,7 +9,16 @@ import { shortRef } from './format.js';
 import type { StoredObject } from './reads.js';
 
 /** The links of a walk, in the order they print (world-spec §7.3 example). */
-export type LinkName = 'world' | 'entry' | 'record' | 'input' | 'plan' | 'effect' | 'output';
+export type LinkName =
+  | 'world'
+  | 'entry'
+  | 'record'
+  | 'input'
+  | 'plan'
+  | 'effect'
+  | 'output'
+  /** the entry is a leaf of the signed checkpoint (tlog/log-link.ts) */
+  | 'log';
 
 /** One checked link: `ok` true (✓), false (✗) or null (could not be checked, e.g. a REST entry's world). */
 export interface Link {

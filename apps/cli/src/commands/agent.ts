@@ -304,10 +304,14 @@ export function headVerdictText(
   return `no commit landed (the head is still entry ${after.index}); the effect may have run — check \`world log tail\` before resending a write`;
 }
 
-/** `world health`: GET /v1/health, the body as served (world-spec §5.2, §7.3). */
+/** `world health`: GET /v1/health, the body as served (world-spec §5.2, §7.3), then `log key: <vkey>`. */
 export async function health(env: NodeJS.ProcessEnv, io: Output): Promise<void> {
   const client = new GatewayClient(gatewayUrl(env), undefined);
   const answer = await client.raw('GET', '/v1/health');
   if (answer.status !== 200) throw httpError('/v1/health', answer);
   io.out(answer.text.trim());
+  // The log's verifier key (issue 12): what `world verify --key` and auditors check against.
+  const key = await client.raw('GET', '/.well-known/world-log-key');
+  if (key.status !== 200) throw httpError('/.well-known/world-log-key', key);
+  io.out(`log key: ${key.text.trim()}`);
 }

@@ -4,6 +4,7 @@ import { call, health, toolsList } from './agent.js';
 import { logTail } from './log-tail.js';
 import { episodeCreate, sessionList, sessionMint, sessionRevoke, STDIO } from './operator.js';
 import { strictUtf8 } from './util.js';
+import { proof, saveCheckpoint, verify } from './tlog/tlog-commands.js';
 import { why } from './why/why.js';
 import { workbench } from './workbench.js';
 
@@ -205,4 +206,40 @@ export function registerClientCommands(program: Command): void {
     .action(async (opts: { session?: string; open?: boolean }) => {
       await workbench(opts, env, STDIO);
     });
+
+  program
+    .command('checkpoint')
+    .description("save the log's latest signed checkpoint (C2SP tlog-checkpoint note)")
+    .option('--out <file>', 'write it to this new file instead of stdout')
+    .option('--session <file|token>', READ_SESSION_HELP)
+    .action(async (opts: { out?: string; session?: string }) => {
+      await saveCheckpoint(opts, env, STDIO);
+    });
+
+  program
+    .command('proof')
+    .description(
+      'write an offline proof bundle of one entry (entry, objects, C2SP tlog-proof) to stdout',
+    )
+    .argument('<target>', 'index | head | sha256:<ref> | a2a:<id> | mcp:<id> | rest:<id> | -')
+    .option('--scan <n>', `entries to scan back from head (max ${WHY_SCAN_MAX})`)
+    .option('--session <file|token>', READ_SESSION_HELP)
+    .action(async (target: string, opts: { scan?: string; session?: string }) => {
+      await proof(target, opts, env, STDIO, readStdin);
+    });
+
+  program
+    .command('verify')
+    .description(
+      'check the live log against saved checkpoints, or a proof bundle offline (exit 0 ok, 3 any failure)',
+    )
+    .option('--checkpoint <file>', 'a checkpoint saved earlier (repeatable)', collect)
+    .option('--bundle <file>', 'a bundle from `world proof`, verified with no server')
+    .option('--key <file|vkey>', "the log's verifier key (default: the published one)")
+    .option('--session <file|token>', READ_SESSION_HELP)
+    .action(
+      async (opts: { checkpoint?: string[]; bundle?: string; key?: string; session?: string }) => {
+        exit(await verify(opts, env, STDIO));
+      },
+    );
 }

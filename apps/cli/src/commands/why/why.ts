@@ -10,6 +10,8 @@ import { HttpProvenance } from '../client/provenance.js';
 import { EXIT_INTEGRITY } from '../agent.js';
 import { warner, type Output } from '../operator.js';
 import { CliError } from '../util.js';
+import { logLink } from '../tlog/log-link.js';
+import { LogReads } from '../tlog/log-reads.js';
 import {
   headingLine,
   linkLine,
@@ -76,12 +78,16 @@ async function runWhy(
             Promise.reject(new CliError(`--result ${options.result}: ${err.message}`, 2)),
           )
       : stdin;
-  const reads = new HttpProvenance(
-    new GatewayClient(gatewayUrl(env), await readerToken(options.session, env, warner(io))),
+  const gateway = new GatewayClient(
+    gatewayUrl(env),
+    await readerToken(options.session, env, warner(io)),
   );
+  const reads = new HttpProvenance(gateway);
   const located = await locate(reads, target, { scan, stdin: read });
-  const links = await walk(reads, located);
-  if (links === null) throw new NotFoundTarget(`log entry ${located.index} not found`);
+  const walked = await walk(reads, located);
+  if (walked === null) throw new NotFoundTarget(`log entry ${located.index} not found`);
+  // The inclusion link (issue 12): the entry is a leaf of the latest signed checkpoint.
+  const links = [...walked, await logLink(located.index, reads, new LogReads(gateway))];
   const broken = links.some((l) => l.ok === false);
   if (options.json) {
     io.out(
