@@ -126,13 +126,15 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
     'health prints GET /v1/health as served and exits 0',
     async () => {
       const r = await world(['health']);
+      const vkey = (await w.get('/.well-known/world-log-key', null)).text.trim();
+      expect(vkey).toMatch(/^world\.local\/log-[0-9a-f]{16}\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}$/);
       expect(r).toEqual({
         code: 0,
         signal: null,
-        stdout: `${(await w.get('/v1/health', null)).text}\n`,
+        stdout: `${(await w.get('/v1/health', null)).text}\nlog key: ${vkey}\n`,
         stderr: '',
       });
-      expect(JSON.parse(r.stdout)).toEqual({
+      expect(JSON.parse(lines(r.stdout)[0]!)).toEqual({
         status: 'ok',
         daemon_version: '0.1.0',
         db_path: expect.any(String),
@@ -445,9 +447,9 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
           targets[i]![1],
         ]);
         expect(out.slice(1, -1).map((l) => l.slice(0, 12))).toEqual(
-          SEVEN.map((n) => `  ✓ ${n.padEnd(8)}`),
+          [...SEVEN, 'log'].map((n) => `  ✓ ${n.padEnd(8)}`),
         );
-        expect(out.at(-1)).toBe('all 7 link(s) verified');
+        expect(out.at(-1)).toBe('all 8 link(s) verified');
       }
       const walked = lines(runs[0]!.stdout);
       expect(walked[4]).toBe(`  ✓ input   ${short(record.input)}  {"path":"data.txt"}`);
@@ -479,7 +481,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
       expect(out[7]).toBe(
         `  ✓ output  ${short(refOf(jsonOut.slice(0, -1)))}  ${Buffer.byteLength(jsonOut) - 1} B = world.stateRoot; your result is these exact bytes`,
       );
-      expect(out.at(-1)).toBe('all 7 link(s) verified');
+      expect(out.at(-1)).toBe('all 8 link(s) verified');
     },
     E2E_TIMEOUT_MS,
   );
@@ -518,13 +520,15 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
       expect(res.status).toBe(200);
       const r = await world(['why', 'rest:cli-1']);
       expectExit(r, 0);
+      const origin = (await w.get('/.well-known/world-log-key', null)).text.split('+')[0];
       expect(lines(r.stdout)).toEqual([
         `why: entry ${header.entryIndex} (receipt rest:cli-1 → world ${short(nextWorld.ref)})`,
         `  ✓ world   ${short(nextWorld.ref)}  revision ${shape.revision}, stateRoot ${short(state.hash)}, logHead ${short(hash)} (recomputed)`,
         `  ✓ entry   ${short(hash)}  #${header.entryIndex} writtenBy operator/quickstart prev ${short(head.logHead)} transitionFn ${short(state.hash)} interpreter ${short(state.hash)} (not the planner's current pin)`,
         `  ✓ record  ${short(state.hash)}  world/demo/state (not an invocation record: nothing more to walk)`,
         `  ✓ output  ${short(state.hash)}  ${state.payload.length} B = world.stateRoot`,
-        'all 4 link(s) verified',
+        `  ✓ log     ${short(hash)}  entry ${header.entryIndex} ∈ signed checkpoint ${header.entryIndex + 1} (${origin})`,
+        'all 5 link(s) verified',
       ]);
     },
     E2E_TIMEOUT_MS,
@@ -709,7 +713,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
       const index = await headIndex();
       const record = await json((await entry(index)).transitionRef);
       const intact = await world(['why', String(index)]);
-      expect([intact.code, lines(intact.stdout).at(-1)]).toEqual([0, 'all 7 link(s) verified']);
+      expect([intact.code, lines(intact.stdout).at(-1)]).toEqual([0, 'all 8 link(s) verified']);
 
       const forged = '{"tampered":true}';
       expect(await alterStoredPayload(w, record.output, forged)).toBe(1);
@@ -722,7 +726,8 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
       expect(out[7]).toBe(
         `  ✗ output  ${short(record.output)}  the stored bytes were altered: World refuses to serve them (stored object corrupt: object ${record.output} has bytes that hash to ${refOf(forged)})`,
       );
-      expect(out[8]).toBe('1 of 7 link(s) broken');
+      expect(out[8]!.slice(0, 12)).toBe('  ✓ log     ');
+      expect(out[9]).toBe('1 of 8 link(s) broken');
     },
     E2E_TIMEOUT_MS,
   );
@@ -830,6 +835,9 @@ describe('the world command’s help', () => {
     ['log', 'tail'],
     ['health'],
     ['why'],
+    ['checkpoint'],
+    ['proof'],
+    ['verify'],
   ];
   it(
     'answers --help on every verb with its usage, exit 0',

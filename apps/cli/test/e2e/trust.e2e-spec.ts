@@ -226,7 +226,7 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
       // Nothing moved: the head is still the real write, and why still walks it.
       expect((await head()).revision).toBe(realIndex);
       const r = await why(['head']);
-      expect([r.code, r.stderr, lines(r.stdout).at(-1)]).toEqual([0, '', 'all 7 link(s) verified']);
+      expect([r.code, r.stderr, lines(r.stdout).at(-1)]).toEqual([0, '', 'all 8 link(s) verified']);
       expect(lines(r.stdout)[0]).toBe(`why: entry ${realIndex} (the head)`);
     },
     E2E_TIMEOUT_MS,
@@ -262,7 +262,8 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
       expect(out[6]).toBe(
         `  ✗ effect  ${short(forged.record.hash)}  World's broker holds no such record (GET /v1/effects: not found): it never wrote it`,
       );
-      expect(out[8]).toBe('1 of 7 link(s) broken');
+      expect(out[8]!.slice(0, 12)).toBe('  ✓ log     ');
+      expect(out[9]).toBe('1 of 8 link(s) broken');
     },
     E2E_TIMEOUT_MS,
   );
@@ -490,7 +491,7 @@ describe('provenance that cannot be forged or altered, and episodes that cannot 
       expect((await w.get(`/v1/objects/${bRecord.output}?payload=true`, bReader)).status).toBe(200);
       expect((await w.get(`/v1/objects/${bRecord.output}`, a)).status).toBe(404);
       const r = await why([String(bIndex)], bReader);
-      expect([r.code, r.stderr, lines(r.stdout).at(-1)]).toEqual([0, '', 'all 7 link(s) verified']);
+      expect([r.code, r.stderr, lines(r.stdout).at(-1)]).toEqual([0, '', 'all 8 link(s) verified']);
 
       // Receipts: a session reads its own episode's ids only (ep-b's receipt is not A's).
       expect((await w.get('/v1/receipts/rest:ep-b:never', bReader)).json).toEqual({
