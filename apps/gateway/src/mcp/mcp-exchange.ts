@@ -37,13 +37,18 @@ export interface McpTool {
   outputSchema: Record<string, unknown>;
 }
 
-/** A `tools/call` result: the output object twice (world-spec §6.2). */
+/** The `_meta` keys of a tools/call result that cite its log entry (issue 12). */
+export const ENTRY_INDEX_META_KEY = 'world/entryIndex';
+export const ENTRY_HASH_META_KEY = 'world/entryHash';
+
+/** A `tools/call` result: the output object twice (world-spec §6.2), and its log entry in `_meta`. */
 export interface McpCallResult {
   [key: string]: unknown;
   content: Array<{ type: 'text'; text: string }>;
   structuredContent: Record<string, unknown>;
   /** true when the output reports a refusal, denial or failure (isToolError); else absent */
   isError?: true;
+  _meta: Record<string, unknown>;
 }
 
 /** The failure that ends an exchange: answered as one plain JSON envelope (world-spec §6.3). */
@@ -206,6 +211,8 @@ export class McpExchange {
       content: [{ type: 'text', text: this.committedText(reply.outputBytes, reply.invocationId) }],
       structuredContent: reply.output,
       ...(isToolError(reply.output) && { isError: true }),
+      // Where the call is in the log, so an agent can cite it (issue 12; A2A: metadata.entry_index).
+      _meta: { [ENTRY_INDEX_META_KEY]: reply.entryIndex, [ENTRY_HASH_META_KEY]: reply.entryHash },
     };
   }
 

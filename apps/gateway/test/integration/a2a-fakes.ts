@@ -80,6 +80,7 @@ function a2aModules(world: A2aWorld) {
         outputBytes: encodeBase64(bytes),
         outputRef: refOf(bytes),
         entryIndex: world.nextEntry++,
+        entryHash: ref('e'),
         worldRef: ref('a'),
         replayed: false,
       };

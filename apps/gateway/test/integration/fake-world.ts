@@ -426,6 +426,7 @@ function fakeModules(world: FakeWorld) {
         outputBytes: encodeBase64(bytes),
         outputRef: refOf(bytes),
         entryIndex: 3,
+        entryHash: ref('e'),
         worldRef: ref('a'),
         replayed: false,
       };

@@ -389,7 +389,11 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       expect(JSON.parse(body.slice('event: message\ndata: '.length))).toEqual({
         jsonrpc: '2.0',
         id: 2,
-        result: { content: [{ type: 'text', text }], structuredContent: output },
+        result: {
+          content: [{ type: 'text', text }],
+          structuredContent: output,
+          _meta: { 'world/entryIndex': 3, 'world/entryHash': ref('e') },
+        },
       });
       expect(h.world.callsOf('planner.invoke')).toEqual([
         {
@@ -402,7 +406,11 @@ describe('POST /mcp against fake services on an in-process bus', () => {
     });
 
     it('gives the v1 and v2 clients the same result', async () => {
-      const expected = { content: [{ type: 'text', text }], structuredContent: output };
+      const expected = {
+        content: [{ type: 'text', text }],
+        structuredContent: output,
+        _meta: { 'world/entryIndex': 3, 'world/entryHash': ref('e') },
+      };
       const c1 = await v1(READ);
       const c2 = await v2(READ);
       try {
@@ -410,9 +418,18 @@ describe('POST /mcp against fake services on an in-process bus', () => {
           await c1.callTool({ name: 'ailang-read', arguments: { path: 'hello.ail' } }),
         ).toEqual(expected);
         const modern = await c2.callTool({ name: 'ailang-read', arguments: { path: 'hello.ail' } });
-        expect({ content: modern.content, structuredContent: modern.structuredContent }).toEqual(
-          expected,
-        );
+        expect({
+          content: modern.content,
+          structuredContent: modern.structuredContent,
+          _meta: modern._meta,
+        }).toEqual({
+          ...expected,
+          // the v2 SDK's server adds its identity beside World's keys
+          _meta: {
+            ...expected._meta,
+            'io.modelcontextprotocol/serverInfo': { name: 'world', version: '0.1.0' },
+          },
+        });
       } finally {
         await c1.close();
         await c2.close();

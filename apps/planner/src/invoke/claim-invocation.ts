@@ -2,7 +2,7 @@
  * The claim of a keyed invocation (A2A task id, MCP `world/taskId`) and what a resend is told
  * (DESIGN.md §2 and §7.4; world-spec §4.5, §4.6, §6.5; world-internals §5.5, §12 #24).
  */
-import { decodeBase64 } from '@world/canonical';
+import { decodeBase64, type Ref } from '@world/canonical';
 import {
   EffectsUnrecordedError,
   InvocationInFlightError,
@@ -26,6 +26,7 @@ export function replayOf(
   invocationId: string,
   committed: Extract<ReplyOf<'ledger.invocation.get'>, { state: 'committed' }>,
   replayed: boolean,
+  entryHash: Ref,
 ): InvokeReply {
   const bytes = decodeBase64(committed.output, 'output');
   return {
@@ -34,9 +35,23 @@ export function replayOf(
     outputBytes: committed.output,
     outputRef: committed.outputRef,
     entryIndex: committed.entryIndex,
+    entryHash,
     worldRef: committed.worldRef,
     replayed,
   };
+}
+
+/**
+ * The hash of the committed entry a replay cites (issue 12: MCP results carry it in `_meta`);
+ * the journal answers only its index.
+ */
+async function entryHashOf(rpc: Pick<RpcClient, 'request'>, index: number): Promise<Ref> {
+  const entry = await rpc.request(
+    'ledger.log.entry',
+    { index },
+    { timeoutMs: BOOKKEEPING_TIMEOUT_MS },
+  );
+  return entry.entryHash;
 }
 
 /**
@@ -109,7 +124,10 @@ export async function claimInvocation(
     case 'claimed':
       return { kind: 'claimed', claimToken: reply.claimToken };
     case 'committed':
-      return { kind: 'committed', reply: replayOf(claim.invocationId, reply, true) };
+      return {
+        kind: 'committed',
+        reply: replayOf(claim.invocationId, reply, true, await entryHashOf(rpc, reply.entryIndex)),
+      };
     default:
       throw new InvocationInFlightError();
   }
@@ -150,7 +168,10 @@ export async function settleCommit(
       rpc.request('ledger.invocation.get', { invocationId }, { timeoutMs }),
     );
     return view.state === 'committed'
-      ? { kind: 'committed', reply: replayOf(invocationId, view, false) }
+      ? {
+          kind: 'committed',
+          reply: replayOf(invocationId, view, false, await entryHashOf(rpc, view.entryIndex)),
+        }
       : { kind: 'unknown' };
   } catch (err) {
     if (isTransient(err)) return { kind: 'unknown' };

@@ -414,13 +414,14 @@ export class InvokeTool {
       span.setAttribute(ENTRY_INDEX_ATTRIBUTE, answer.entryIndex);
       return answer;
     }).finally(() => observePhase(this.settings.replica, 'commit', commitMark));
-    const { entryIndex, worldRef, replayed } = committed;
+    const { entryIndex, entryHash, worldRef, replayed } = committed;
     return {
       invocationId: inv.invocationId,
       output,
       outputBytes,
       outputRef,
       entryIndex,
+      entryHash,
       worldRef,
       replayed,
     };
