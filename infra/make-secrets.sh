@@ -1,7 +1,9 @@
 #!/bin/sh
 # Creates the secrets docker-compose.yml reads (infra/secrets/, ignored by git), once: the
 # PostgreSQL password, the DATABASE_URL the services use (it embeds that password) and the
-# operator credential (64 hex, world-spec §2.2). Existing files are kept, so re-running is safe.
+# operator credential (64 hex, world-spec §2.2) and the log's checkpoint signing key (64 hex: an
+# Ed25519 seed, RFC 8032; the ledger derives the key and its origin from it, issue 12). Existing
+# files are kept, so re-running is safe.
 # The directory is 0700 (no other host user can reach the files); the files are 0444 because
 # compose bind-mounts a file secret with its host mode and the services run as the image's
 # non-root user.
@@ -23,5 +25,9 @@ if [ ! -f "$dir/operator_token" ]; then
   hex 32 >"$dir/operator_token"
   echo >>"$dir/operator_token"
 fi
-chmod 0444 "$dir/postgres_password" "$dir/database_url" "$dir/operator_token"
-echo "secrets in $dir: postgres_password, database_url, operator_token"
+if [ ! -f "$dir/log_key" ]; then
+  hex 32 >"$dir/log_key"
+  echo >>"$dir/log_key"
+fi
+chmod 0444 "$dir/postgres_password" "$dir/database_url" "$dir/operator_token" "$dir/log_key"
+echo "secrets in $dir: postgres_password, database_url, operator_token, log_key"

@@ -18,7 +18,7 @@ export const LedgerEnv = CommonEnv.extend({
   /** the log's signing key file (tlog/log-key.ts), read or created mode 0600 */
   WORLD_LOG_KEY_FILE: z.string().min(1).optional(),
   /** the log's origin line (default derived from its key) */
-  WORLD_LOG_ORIGIN: z.string().min(1).optional(),
+  WORLD_LOG_ORIGIN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
   /** minimum ms between two checkpoint signings */
   WORLD_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().nonnegative().default(1000),
 });

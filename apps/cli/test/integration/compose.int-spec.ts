@@ -293,7 +293,15 @@ describe('docker-compose.yml', () => {
       postgres_password: { file: './infra/secrets/postgres_password' },
       database_url: { file: './infra/secrets/database_url' },
       operator_token: { file: './infra/secrets/operator_token' },
+      log_key: { file: './infra/secrets/log_key' },
     });
+    // The log's signing key reaches the ledger only, as a secret file (issue 12).
+    expect(compose.services.ledger!.secrets).toEqual(['database_url', 'log_key']);
+    const ledgerConfig = loadConfig('ledger', LedgerEnv, containerEnv('ledger'));
+    expect([ledgerConfig.WORLD_LOG_KEY_FILE, ledgerConfig.WORLD_LOG_ORIGIN]).toEqual([
+      '/run/secrets/log_key',
+      undefined,
+    ]);
     for (const svc of Object.values(compose.services)) {
       for (const key of Object.keys(svc.environment ?? {})) {
         expect(key).not.toMatch(/PASSWORD$|TOKEN$|^DATABASE_URL$/);
@@ -473,7 +481,7 @@ describe('infra/make-secrets.sh', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('creates the three secrets once: a private directory, a URL embedding the password, a 64-hex operator token', async () => {
+  it('creates the four secrets once: a private directory, a URL embedding the password, a 64-hex operator token, a 64-hex log key seed', async () => {
     const first = await run('sh', [join(dir, 'make-secrets.sh')], { PATH: process.env.PATH });
     expect(first.code).toBe(0);
     const read = (name: string) => readFile(join(dir, 'secrets', name), 'utf8');
@@ -482,15 +490,19 @@ describe('infra/make-secrets.sh', () => {
     expect(await read('database_url')).toBe(`postgres://world:${password}@postgres:5432/world\n`);
     const token = await read('operator_token');
     expect(token).toMatch(/^[0-9a-f]{64}\n$/);
+    const logKey = await read('log_key');
+    expect(logKey).toMatch(/^[0-9a-f]{64}\n$/);
+    expect(logKey).not.toBe(token);
     expect((await stat(join(dir, 'secrets'))).mode & 0o777).toBe(0o700);
-    for (const name of ['postgres_password', 'database_url', 'operator_token']) {
+    for (const name of ['postgres_password', 'database_url', 'operator_token', 'log_key']) {
       expect((await stat(join(dir, 'secrets', name))).mode & 0o777).toBe(0o444);
     }
     const again = await run('sh', [join(dir, 'make-secrets.sh')], { PATH: process.env.PATH });
     expect(again.code).toBe(0);
-    expect([await read('postgres_password'), await read('operator_token')]).toEqual([
-      password,
-      token,
-    ]);
+    expect([
+      await read('postgres_password'),
+      await read('operator_token'),
+      await read('log_key'),
+    ]).toEqual([password, token, logKey]);
   });
 });
