@@ -4,8 +4,8 @@
 //   2. proofs at 100,000 entries: p50/p90 of `ledger.tlog.inclusion` and `ledger.tlog.consistency`
 //      over NATS, on a log whose tree the ledger built at start (bootstrapTree).
 // LEDGER_DIST=<dir> runs the same c1 measurement against another build of the ledger (e.g. main's,
-// for the before/after comparison); WORLD_BENCH_NATS_URL (default nats://127.0.0.1:4222, needs
-// max_payload ≥ 8 MiB) and WORLD_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+// for the before/after comparison); WORLD_BENCH_NATS_URL (default: a nats-server started here with
+// infra/nats/nats.conf, as the main harness does) and WORLD_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { join, dirname } from 'node:path';
@@ -14,8 +14,9 @@ import pg from 'pg';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ledgerDist = process.env.LEDGER_DIST ?? join(here, '../apps/ledger/dist');
-const natsUrl = process.env.WORLD_BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
-const adminUrl = process.env.WORLD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+let natsUrl = process.env.WORLD_BENCH_NATS_URL;
+const adminUrl =
+  process.env.WORLD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const COMMITS = Number(process.env.WORLD_BENCH_TLOG_COMMITS ?? 1000);
 const PROOFS = Number(process.env.WORLD_BENCH_TLOG_PROOFS ?? 2000);
 const LARGE = 100_000;
@@ -66,7 +67,9 @@ async function toolCall(i) {
     pathToFileURL(join(ledgerDist, '../node_modules/@world/canonical/dist/index.js')).href
   );
   const input = canonical.makeJsonObject('world/invocation-input/v1', 'coordinator:mcp', { i });
-  const output = canonical.makeJsonObject('world/invocation-output/v1', 'coordinator:mcp', { ok: i });
+  const output = canonical.makeJsonObject('world/invocation-output/v1', 'coordinator:mcp', {
+    ok: i,
+  });
   const invocationId = `mcp:bench:${randomBytes(8).toString('hex')}`;
   const record = canonical.makeJsonObject('world/invocation-record/v1', 'coordinator:mcp', {
     invocationId,
@@ -117,7 +120,9 @@ async function proofLatency() {
         transition_fn, interpreter, prev_entry_hash, written_by, transition_ref)
       SELECT i, ${ref("'e' || i")}, 1, ${ref("'f'")}, ${ref("'i'")}, ${ref("'e' || (i - 1)")}, 'bench', ${ref("'t' || i")}
         FROM generate_series(1, ${LARGE - 1}) AS i`);
-    await db.query(`UPDATE ledger.heads SET entry_index = ${LARGE - 1}, entry_hash = ${ref(`'e${LARGE - 1}'`)}, tree_border = NULL`);
+    await db.query(
+      `UPDATE ledger.heads SET entry_index = ${LARGE - 1}, entry_hash = ${ref(`'e${LARGE - 1}'`)}, tree_border = NULL`,
+    );
     await db.query('DELETE FROM ledger.tree_nodes');
     await db.query('DELETE FROM ledger.checkpoints');
     await db.end();
@@ -130,11 +135,19 @@ async function proofLatency() {
       for (let i = 0; i < PROOFS; i++) {
         const index = Math.floor(Math.random() * LARGE);
         let t = process.hrtime.bigint();
-        await s.client.request('ledger.tlog.inclusion', { index, size: LARGE }, { timeoutMs: 10_000 });
+        await s.client.request(
+          'ledger.tlog.inclusion',
+          { index, size: LARGE },
+          { timeoutMs: 10_000 },
+        );
         inclusion.push(Number(process.hrtime.bigint() - t) / 1e6);
         const from = 1 + Math.floor(Math.random() * (LARGE - 1));
         t = process.hrtime.bigint();
-        await s.client.request('ledger.tlog.consistency', { from, to: LARGE }, { timeoutMs: 10_000 });
+        await s.client.request(
+          'ledger.tlog.consistency',
+          { from, to: LARGE },
+          { timeoutMs: 10_000 },
+        );
         consistency.push(Number(process.hrtime.bigint() - t) / 1e6);
       }
       return {
@@ -148,20 +161,76 @@ async function proofLatency() {
   });
 }
 
+/** Starts nats-server with the deployment's configuration on a free port; returns its stop. */
+async function startNats() {
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync } = await import('node:fs');
+  const { createServer } = await import('node:net');
+  const { tmpdir } = await import('node:os');
+  const port = await new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port: p } = srv.address();
+      srv.close(() => resolve(p));
+    });
+  });
+  const store = mkdtempSync(join(tmpdir(), 'world-bench-tlog-nats-'));
+  const child = spawn(
+    'nats-server',
+    [
+      '-c',
+      join(here, '../infra/nats/nats.conf'),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-js',
+      '-sd',
+      store,
+    ],
+    { stdio: 'ignore' },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  natsUrl = `nats://127.0.0.1:${port}`;
+  return () => child.kill('SIGTERM');
+}
+
 /** Runs both measurements and prints one report (ms). */
 export async function runTlogBench({ proofs = true } = {}) {
+  const stopNats = natsUrl === undefined ? await startNats() : () => undefined;
+  try {
+    await measure(proofs);
+  } finally {
+    stopNats();
+  }
+}
+
+async function measure(proofs) {
   const { loadavg } = await import('node:os');
   const out = (line) => process.stdout.write(`${line}\n`);
-  out(`tlog bench (ledger ${ledgerDist}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  out(
+    `tlog bench (ledger ${ledgerDist}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')})`,
+  );
   const c1 = await commitLatency();
   out(`  ledger.commit c1 over NATS: p50 ${ms(c1.p50)} ms, p90 ${ms(c1.p90)} ms (${c1.n} commits)`);
   if (proofs) {
     const p = await proofLatency();
     out(`  tree of ${LARGE} entries built at start in ${p.buildMs} ms`);
-    out(`  inclusion proof at ${LARGE}: p50 ${ms(p.inclusion.p50)} ms, p90 ${ms(p.inclusion.p90)} ms (${PROOFS})`);
-    out(`  consistency proof to ${LARGE}: p50 ${ms(p.consistency.p50)} ms, p90 ${ms(p.consistency.p90)} ms (${PROOFS})`);
+    out(
+      `  inclusion proof at ${LARGE}: p50 ${ms(p.inclusion.p50)} ms, p90 ${ms(p.inclusion.p90)} ms (${PROOFS})`,
+    );
+    out(
+      `  consistency proof to ${LARGE}: p50 ${ms(p.consistency.p50)} ms, p90 ${ms(p.consistency.p90)} ms (${PROOFS})`,
+    );
   }
-  out(`  load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  out(
+    `  load average after: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
