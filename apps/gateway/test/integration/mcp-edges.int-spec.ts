@@ -321,6 +321,8 @@ describe('MCP protocol edges (issue 17)', () => {
         content: [{ type: 'text', text: canonicalBytes({ world: DENIED_WORLD }).toString('utf8') }],
         structuredContent: { world: DENIED_WORLD },
         isError: true,
+        // the entry the call committed (issue 12)
+        _meta: { 'world/entryIndex': 3, 'world/entryHash': ref('e') },
       });
     });
 
