@@ -5,6 +5,7 @@ import {
   currentCallMeta,
   currentTraceId,
   currentTraceparent,
+  inSpan,
   serveHttp,
   serveMessage,
   withCallContext,
@@ -91,6 +92,38 @@ describe('call context and W3C trace context', () => {
     });
     expect(() => adoptInvocationId('mcp:e:outside')).not.toThrow();
     expect(callContext()).toBeUndefined();
+  });
+
+  it('adopts an id learned inside a phase span into the request it is a phase of, once', async () => {
+    // The gateway's MCP tools/call span runs inside its HTTP request, whose `http request` line
+    // is written after the span ended: that line carries the id the planner's reply named.
+    const call = serveHttp('POST', { traceparent: TRACEPARENT }, {});
+    const seen = await call.run(async () => {
+      const inside = await inSpan('tools/call ailang-read', {}, () =>
+        inSpan('execute', {}, () => {
+          adoptInvocationId('mcp:e:first');
+          return callContext()?.invocationId;
+        }),
+      );
+      adoptInvocationId('mcp:e:second');
+      return [inside, callContext()?.invocationId];
+    });
+    expect(seen).toEqual(['mcp:e:first', 'mcp:e:first']);
+    expect(call.run(() => callContext()?.invocationId)).toBe('mcp:e:first');
+  });
+
+  it('keeps the id a phase span inherited and never overwrites the request one', async () => {
+    const call = serveHttp('POST', {}, {});
+    const seen = await call.run(() =>
+      withCallContext({ invocationId: 'a2a:e:own' }, () =>
+        inSpan('commit', {}, () => {
+          adoptInvocationId('mcp:e:other');
+          return callContext()?.invocationId;
+        }),
+      ),
+    );
+    expect(seen).toBe('a2a:e:own');
+    expect(call.run(() => callContext()?.invocationId)).toBeUndefined();
   });
 
   it('has no trace id outside a traced call', () => {

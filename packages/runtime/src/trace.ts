@@ -23,6 +23,11 @@ export interface CallContext {
   traceparent?: string;
   /** the OpenTelemetry context whose span is the call's current span */
   otel?: Context;
+  /**
+   * The context this one is a phase span of (set by inSpan): an invocation id adopted inside the
+   * phase reaches it too, so the enclosing request's own lines and span carry the id.
+   */
+  enclosing?: CallContext;
 }
 
 /** What a request or event packet carries besides its data (RequestPacket, the in-process bus). */
@@ -75,14 +80,20 @@ export function callContext(): CallContext | undefined {
 /**
  * Adopts an invocation id learned from a reply (the planner mints MCP task ids, so the gateway
  * learns its call's id only from `planner.invoke`'s answer): the current context takes it when
- * it has none, so the lines written after it carry it. A context with an id keeps its own.
+ * it has none, and so do the contexts it is a phase span of (inSpan) — the gateway's HTTP
+ * request whose `http request` line is written after the MCP `tools/call` span ended — so the
+ * lines written after it carry it. A context with an id keeps its own.
  */
 export function adoptInvocationId(invocationId: string): void {
-  const store = storage.getStore();
-  if (store === undefined || store.invocationId !== undefined) return;
-  store.invocationId = invocationId;
-  if (store.otel !== undefined)
-    trace.getSpan(store.otel)?.setAttribute(INVOCATION_ATTRIBUTE, invocationId);
+  for (
+    let store = storage.getStore();
+    store !== undefined && store.invocationId === undefined;
+    store = store.enclosing
+  ) {
+    store.invocationId = invocationId;
+    if (store.otel !== undefined)
+      trace.getSpan(store.otel)?.setAttribute(INVOCATION_ATTRIBUTE, invocationId);
+  }
 }
 
 /** The current W3C traceparent (the current span's, else a forwarded one), if any. */
@@ -213,13 +224,17 @@ export async function inSpan<T>(
   fn: (span: Span) => T | Promise<T>,
   options: { kind?: SpanKind; parent?: Context; errorType?: (err: unknown) => string } = {},
 ): Promise<T> {
-  const store = storage.getStore() ?? {};
+  const enclosing = storage.getStore();
+  const store = enclosing ?? {};
   const parent = options.parent ?? store.otel ?? ROOT_CONTEXT;
   const span = trace
     .getTracer(TRACER_NAME)
     .startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent);
   try {
-    return await storage.run({ ...store, otel: trace.setSpan(parent, span) }, () => fn(span));
+    // A copy, so the phase's span is the current one inside it only; `enclosing` lets an id
+    // adopted inside reach the request it is a phase of (adoptInvocationId).
+    const phase: CallContext = { ...store, otel: trace.setSpan(parent, span), enclosing };
+    return await storage.run(phase, () => fn(span));
   } catch (err) {
     const errorClass =
       options.errorType?.(err) ??
