@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { count, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
@@ -43,15 +44,20 @@ describe('two ledger replicas on one fresh PostgreSQL database', () => {
   let replicas: RunningService[];
   let client: RpcClient;
   let transport: TransportConfig;
+  let keyDir: string;
 
   beforeAll(async () => {
+    // Replicas of one log sign with one key (as world up's WORLD_HOME/log.key or the compose
+    // secret gives them); the first to start creates the file, the other reads it.
+    keyDir = mkdtempSync(join(tmpdir(), 'ledger-replicas-key-'));
+    const logKey = { file: join(keyDir, 'log.key') };
     tdb = await createTestDatabase('ledger_replicas');
     handles = [await openPostgres(tdb.url), await openPostgres(tdb.url)];
     transport = { kind: 'nats', url: testNatsUrl(), prefix: uniquePrefix('ledger-replicas') };
     // Started at the same moment: both migrate and bootstrap concurrently.
     replicas = await Promise.all(
       handles.map((database, i) =>
-        startLedger({ transport, database, replica: `ledger-r${i + 1}` }),
+        startLedger({ transport, database, replica: `ledger-r${i + 1}`, logKey }),
       ),
     );
     client = await connectRpc(transport, 'ledger-replicas-client');
@@ -62,6 +68,7 @@ describe('two ledger replicas on one fresh PostgreSQL database', () => {
     for (const r of replicas ?? []) await r.close();
     for (const h of handles ?? []) await h.close();
     await tdb?.drop();
+    if (keyDir !== undefined) rmSync(keyDir, { recursive: true, force: true });
   });
 
   it('both come up and serve in one queue group', async () => {
