@@ -169,7 +169,9 @@ async function startLocked(
         publicReads: config.publicReads,
         callDeadlineMs,
         broker,
-        say: (line) => process.stdout.write(`${line}\n`),
+        // The embedded server's notices are log lines like the services' (JSON unless stdout is a
+        // terminal), so a non-TTY start-up stays one JSON line per record before the banner.
+        say: (line) => serviceLogger('world').info(line.replace(/^world: /, '')),
       });
   const demo = await bootstrapDemo(system.rpc, paths).catch(async (err: unknown) => {
     await system.close();

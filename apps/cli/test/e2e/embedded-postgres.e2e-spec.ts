@@ -16,6 +16,18 @@ import { CLI_ENTRY, requireBuiltCli, runCli } from '../support/cli.js';
 import { tempHomeRoot } from '../support/system.js';
 
 const E2E_TIMEOUT_MS = 240_000;
+
+/** What `world start` itself logged (its JSON log lines of service "world"), message by message. */
+function said(lines: readonly string[]): string[] {
+  return lines.flatMap((l) => {
+    try {
+      const o = JSON.parse(l) as { service?: unknown; msg?: unknown };
+      return o.service === 'world' && typeof o.msg === 'string' ? [o.msg] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 /** A short deadline, so a call caught by a kill is settled within seconds after a restart. */
 const DEADLINE_MS = 4_000;
 /** MCP's one host error (world-spec §6: MCP only ever sees this text). */
@@ -176,8 +188,8 @@ describe('world start on its own PostgreSQL server', () => {
     async () => {
       const home = join(root, 'first');
       const first = track(await start(home));
-      expect(first.proc.lines).toContain(
-        `world: creating the PostgreSQL cluster at ${home}/pgdata (first start)`,
+      expect(said(first.proc.lines)).toContain(
+        `creating the PostgreSQL cluster at ${home}/pgdata (first start)`,
       );
       expect(first.proc.lines).toContain(
         `World is running (embedded: PostgreSQL at ${home}/pgdata, no NATS)`,
@@ -331,8 +343,8 @@ describe('world start on its own PostgreSQL server', () => {
       await again.proc.exited;
       expect(running(leftover)).toBe(true);
       const third = track(await start(home));
-      expect(third.proc.lines).toContain(
-        `world: stopping a leftover PostgreSQL server (pid ${leftover}) of this WORLD_HOME`,
+      expect(said(third.proc.lines)).toContain(
+        `stopping a leftover PostgreSQL server (pid ${leftover}) of this WORLD_HOME`,
       );
       expect(running(leftover)).toBe(false);
       expect(await checkedLog(third)).toEqual(ids);
@@ -401,7 +413,7 @@ describe('world start on its own PostgreSQL server', () => {
       const server = postmasterPid(home);
       safeKill(server, 'SIGKILL');
       await w.proc.waitForLine(
-        /^world: the PostgreSQL server \(pid \d+\) exited \(SIGKILL\); restarting it in 250 ms/,
+        /"msg":"the PostgreSQL server \(pid \d+\) exited \(SIGKILL\); restarting it in 250 ms/,
         10_000,
       );
       // Before the restarted server answers (crash recovery comes first), /readyz reports it.
@@ -410,11 +422,11 @@ describe('world start on its own PostgreSQL server', () => {
         503,
         { database: 'failed' },
       ]);
-      expect(w.proc.lines).toContain(
-        `world: the PostgreSQL server (pid ${server}) exited (SIGKILL); restarting it in 250 ms (log: ${home}/postgres.log)`,
+      expect(said(w.proc.lines)).toContain(
+        `the PostgreSQL server (pid ${server}) exited (SIGKILL); restarting it in 250 ms (log: ${home}/postgres.log)`,
       );
       await w.proc.waitForLine(
-        /^world: the PostgreSQL server is serving again \(pid \d+\)$/,
+        /"msg":"the PostgreSQL server is serving again \(pid \d+\)"/,
         60_000,
       );
       await eventually(

@@ -419,6 +419,7 @@ describe('world start: a quiet start-up with the banner last (issue 17)', () => 
       const at = cli.lines.findIndex((l) => l.startsWith('World is running'));
       const logs = cli.lines.slice(0, at).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(logs.map((l) => [l['service'], l['msg']])).toEqual([
+        ['world', `creating the PostgreSQL cluster at ${home}/pgdata (first start)`],
         ['ledger', 'genesis created'],
         ['broker', 'broker started'],
         ['broker', 'episode created'],
