@@ -118,14 +118,20 @@ describe('docker-compose.yml', () => {
     dockerfile = await readFile(join(INFRA, 'Dockerfile'), 'utf8');
   });
 
-  it('runs NATS, PostgreSQL and the four World services', () => {
-    expect(Object.keys(compose.services).sort()).toEqual([
+  it('runs NATS, PostgreSQL and the four World services; Jaeger only under the otel profile', () => {
+    const profiled = (name: string) =>
+      (compose.services[name] as { profiles?: string[] }).profiles ?? [];
+    const names = Object.keys(compose.services).sort();
+    expect(names.filter((n) => profiled(n).length === 0)).toEqual([
       'broker',
       'gateway',
       'ledger',
       'nats',
       'planner',
       'postgres',
+    ]);
+    expect(names.filter((n) => profiled(n).length > 0).map((n) => [n, profiled(n)])).toEqual([
+      ['jaeger', ['otel']],
     ]);
   });
 
