@@ -9,6 +9,7 @@ import { CreateEpisode, GetEpisode } from './episodes/create-episode.js';
 import { EpisodesController } from './episodes/episodes.controller.js';
 import { EpisodesRepository } from './episodes/episodes.repository.js';
 import { EpisodeLease } from './episodes/lease.js';
+import { EpisodeSpend } from './episodes/episode-spend.js';
 import { LeaseSignals } from './episodes/lease-signals.js';
 import { HealthController } from './health/health.controller.js';
 import { GetObject, ObjectsController } from './objects/objects.controller.js';
@@ -67,6 +68,7 @@ export class BrokerModule {
         GetEpisode,
         LeaseSignals,
         EpisodeLease,
+        EpisodeSpend,
         PolicyFiles,
         ExecuteEffect,
         ListInvocationEffects,

@@ -274,6 +274,34 @@ export const RecoveryReportEvent = z.object({
   items: z.array(IndeterminateIntentSchema),
 });
 
+/**
+ * `broker.episode.spend` (issue 15 "Episodes"): one episode's grants with their spend, its lease
+ * and its indeterminate intents, read in the caller's scope (visibility resource `spend`: a
+ * session reads only its own episode; any other is NotFound).
+ */
+export const EpisodeSpendRequest = z.object({ episodeId: EpisodeIdSchema, scope: ReadScopeSchema });
+export const EpisodeSpendReply = z.object({
+  episodeId: EpisodeIdSchema,
+  /** every grant of the episode's sessions (newest session first, mint order within), in cost units */
+  grants: z.array(
+    z.object({
+      credentialId: CredentialIdSchema,
+      effect: z.string().min(1),
+      scope: z.string().min(1),
+      budget: NonNegInt,
+      /** Σ cost of the episode's intents for (effect, scope) (broker.spend) */
+      spent: NonNegInt,
+      /** budget − spent floored at 0: what the grant decision sees (world-internals §5.1) */
+      left: NonNegInt,
+      expiresAt: EpochMs,
+    }),
+  ),
+  /** the lease holder (a planner replica's call) until expiresAt, or null when free or lapsed */
+  lease: z.object({ holder: z.string(), fence: NonNegInt, expiresAt: EpochMs }).nullable(),
+  /** intents without outcome that no live replica can finish (the broker's recovery rule) */
+  indeterminate: z.array(IndeterminateIntentSchema),
+});
+
 // ---------------------------------------------------------------- planner
 
 export const ToolsListRequest = z.object({ grants: z.array(SessionGrantSchema), now: EpochMs });
@@ -390,6 +418,7 @@ export const CONTRACTS = {
   'broker.episode.acquire': rq(LeaseAcquireRequest, LeaseReply),
   'broker.episode.renew': rq(LeaseRenewRequest, z.object({ expiresAt: EpochMs })),
   'broker.episode.release': rq(LeaseReleaseRequest, z.object({ released: z.boolean() })),
+  'broker.episode.spend': rq(EpisodeSpendRequest, EpisodeSpendReply),
   'broker.effect.execute': rq(EffectExecuteRequest, EffectExecuteReply),
   'broker.effect.byInvocation': rq(
     z.object({ invocationId: z.string().min(1) }),

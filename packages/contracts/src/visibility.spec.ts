@@ -12,6 +12,8 @@ describe('confinementOf (DESIGN.md §3 "Who may read and write what")', () => {
     ['world rows are the shared skeleton', ep1, 'world', null],
     ['the head is the shared skeleton', ep1, 'head', null],
     ['registry heads are the shared skeleton', ep1, 'registry', null],
+    ["the operator reads every episode's spend", READ_ALL, 'spend', null],
+    ["a session's spend read is confined to its episode", ep1, 'spend', 'ep1'],
   ];
   it.each(rows)('%s', (_row, scope, resource, expected) => {
     expect(confinementOf(scope, resource)).toBe(expected);

@@ -34,7 +34,9 @@ export type ReadResource =
   /** content-addressed objects: envelope and payload */
   | 'object'
   /** receipts of `rest:` commits */
-  | 'receipt';
+  | 'receipt'
+  /** an episode's grants, spend, lease and indeterminate intents (broker.episode.spend) */
+  | 'spend';
 
 /**
  * Which kinds are the shared skeleton (hashes and headers only: every caller needs them to link
@@ -48,6 +50,7 @@ export const VISIBILITY: Readonly<Record<ReadResource, 'skeleton' | 'episode'>> 
   registry: 'skeleton',
   object: 'episode',
   receipt: 'episode',
+  spend: 'episode',
 };
 
 /**

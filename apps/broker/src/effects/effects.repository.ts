@@ -225,10 +225,12 @@ export class EffectsRepository {
    * held and it the episode's latest — is not named: its outcome may still be written.
    * @param nowMs the broker's clock (lease expiries are written by it), epoch ms
    * @param longestCallMs how long a call can hold its intent open at most
+   * @param episodeId only this episode's intents (all episodes when absent)
    */
-  async orphaned(nowMs: number, longestCallMs: number): Promise<IntentState[]> {
+  async orphaned(nowMs: number, longestCallMs: number, episodeId?: string): Promise<IntentState[]> {
     return this.intentStates(
       and(
+        episodeId === undefined ? undefined : eq(effectIntents.episodeId, episodeId),
         isNull(effectOutcomes.ordinal),
         or(
           isNull(episodes.leaseHolder),
@@ -242,6 +244,16 @@ export class EffectsRepository {
       )!,
       true,
     );
+  }
+
+  /** The episode's spend per (effect, scope): Σ cost of its intents (`broker.spend`). */
+  async spendOf(episodeId: string): Promise<SpendMap> {
+    const { rows } = await this.database.query<{ effect: string; scope: string; spent: string }>(
+      SPEND_SQL,
+      [episodeId],
+      'broker_spend_of_episode',
+    );
+    return new Map(rows.map((r) => [spendKey(r.effect, r.scope), Number(r.spent)]));
   }
 
   private async intentStates(where: SQL, withEpisode = false): Promise<IntentState[]> {

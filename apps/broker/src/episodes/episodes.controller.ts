@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseRequest } from '@world/contracts';
 import { CreateEpisode, GetEpisode } from './create-episode.js';
+import { EpisodeSpend } from './episode-spend.js';
 import { EpisodeLease } from './lease.js';
 
 /** The `broker.episode.*` subjects: worktrees and the per-episode lease. */
@@ -11,6 +12,7 @@ export class EpisodesController {
     private readonly createEpisode: CreateEpisode,
     private readonly getEpisode: GetEpisode,
     private readonly lease: EpisodeLease,
+    private readonly spend: EpisodeSpend,
   ) {}
 
   @MessagePattern('broker.episode.create')
@@ -36,5 +38,10 @@ export class EpisodesController {
   @MessagePattern('broker.episode.release')
   release(@Payload() data: unknown) {
     return this.lease.release(parseRequest('broker.episode.release', data));
+  }
+
+  @MessagePattern('broker.episode.spend')
+  spent(@Payload() data: unknown) {
+    return this.spend.execute(parseRequest('broker.episode.spend', data), Date.now());
   }
 }
