@@ -300,7 +300,7 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
   );
 
   it(
-    'episodes: both episodes with their sessions; an episode page lists its grants',
+    'episodes: both episodes with their sessions; an episode page lists its grants, spend against budget as bars, lease holder and indeterminate intents',
     async () => {
       const context = await loggedIn(w.operatorToken);
       const page = await context.newPage();
@@ -317,6 +317,38 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
       await page.click('text=wb-other');
       expect(await textOf(page, 'h1')).toBe('Episode wb-other');
       expect(await page.$$eval('table.sessions li', (l) => l.length)).toBe(FULL_GRANTS.length);
+      const spendRows = () =>
+        page.$$eval('table.spend tbody tr', (trs) =>
+          trs.map((tr) => {
+            const cells = Array.from(tr.children).map((td: any) => (td.textContent ?? '').trim());
+            const fill = tr.querySelectorAll('svg.bar rect')[1]!;
+            return [
+              cells[1],
+              fill.getAttribute('width'),
+              fill.getAttribute('fill'),
+              cells[3],
+              cells[4],
+            ];
+          }),
+        );
+      const green = '#137333';
+      const red = '#c5221f';
+      expect(await spendRows()).toEqual([
+        ['Workspace.Read@worktree', '2.4', green, '1 / 50', '49'],
+        ...FULL_GRANTS.slice(1).map((g) => [`${g.effect}@worktree`, '0.0', green, '0 / 50', '50']),
+      ]);
+      expect(await textOf(page, '#lease')).toBe('none (free)');
+      expect(await textOf(page, '#indeterminate')).toBe('none');
+      await page.goto(`${w.url}/workbench/episodes/wb`);
+      // newest session first: the budget-0 session (its Write grant sees the episode's 2 writes)
+      expect(await spendRows()).toEqual([
+        ['Workspace.Write@worktree', '120.0', red, '2 / 0', '0'],
+        // the read, the A2A read (the read with "limit" was refused: no effect); the write, the edit
+        ['Workspace.Read@worktree', '4.8', green, '2 / 50', '48'],
+        ['Workspace.Write@worktree', '4.8', green, '2 / 50', '48'],
+        ...FULL_GRANTS.slice(2).map((g) => [`${g.effect}@worktree`, '0.0', green, '0 / 50', '50']),
+      ]);
+      await shot(page, 'episode');
       await context.close();
     },
     E2E_TIMEOUT_MS,

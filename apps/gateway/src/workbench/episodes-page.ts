@@ -1,14 +1,20 @@
 /**
  * The Episodes pages (issue 15): each episode's sessions and their grants (effect, scope,
- * budget left, expiry), revoked or live, as the broker lists them (`broker.session.list`); an
- * episode page adds its worktree and a link to its calls on the timeline. A session credential
- * sees its own episode only (DESIGN.md §3).
+ * budget granted, expiry), revoked or live, as the broker lists them (`broker.session.list`); an
+ * episode page adds its worktree, a link to its calls on the timeline, and from
+ * `broker.episode.spend` the spend against budget of each grant (a server-drawn bar), the lease
+ * holder and the indeterminate intents. A session credential sees its own episode only
+ * (DESIGN.md §3).
  */
-import { READ_DEADLINE_MS, type ReadScope } from '@world/contracts';
+import { NotFoundError, READ_DEADLINE_MS, type ReadScope, type ReplyOf } from '@world/contracts';
 import type { RpcClient } from '@world/runtime';
 import { html, type Html } from './html.js';
 
 type SessionInfo = Awaited<ReturnType<typeof listSessions>>[number];
+type Spend = ReplyOf<'broker.episode.spend'>;
+
+/** Width of a spend bar in px. */
+const BAR_W = 120;
 
 /** The sessions the scope may see: all of them (operator) or its own episode's. */
 export async function listSessions(rpc: RpcClient, scope: ReadScope, episodeId?: string) {
@@ -34,7 +40,7 @@ function sessionsTable(sessions: SessionInfo[], now: number): Html {
         <th>session</th>
         <th>state</th>
         <th>expires</th>
-        <th>grants (effect@scope: budget left, expiry)</th>
+        <th>grants (effect@scope: budget granted, expiry)</th>
       </tr>
     </thead>
     <tbody>
@@ -61,6 +67,105 @@ function sessionsTable(sessions: SessionInfo[], now: number): Html {
       )}
     </tbody>
   </table>`;
+}
+
+/**
+ * A bar of spent against budget: presentation attributes only (the CSP allows no inline style).
+ * Full and red once nothing is left; spend over a budget of 0 (other grants of the same effect
+ * and scope spent it) fills it too.
+ */
+function bar(spent: number, budget: number, left: number): Html {
+  const fill = budget > 0 ? Math.min(1, spent / budget) : spent > 0 ? 1 : 0;
+  return html`<svg
+    class="bar"
+    role="img"
+    aria-label="${spent} of ${budget} spent"
+    width="${BAR_W}"
+    height="10"
+    viewBox="0 0 ${BAR_W} 10"
+  >
+    <rect width="${BAR_W}" height="10" fill="#e0e0e0" />
+    <rect
+      width="${(fill * BAR_W).toFixed(1)}"
+      height="10"
+      fill="${left === 0 ? '#c5221f' : '#137333'}"
+    />
+  </svg>`;
+}
+
+function spendTable(spend: Spend, now: number): Html {
+  return html`<table class="spend">
+    <thead>
+      <tr>
+        <th>session</th>
+        <th>grant</th>
+        <th>spent against budget</th>
+        <th>spent / budget</th>
+        <th>left</th>
+        <th>expires</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${spend.grants.map(
+        (g) =>
+          html`<tr>
+            <td><code>${g.credentialId.slice(0, 12)}</code></td>
+            <td>${g.effect}@${g.scope}</td>
+            <td>${bar(g.spent, g.budget, g.left)}</td>
+            <td>${g.spent} / ${g.budget}</td>
+            <td>${g.left}</td>
+            <td>${time(g.expiresAt)}${g.expiresAt <= now ? ' (expired)' : ''}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+function leaseAndIntents(spend: Spend): Html {
+  const lease = spend.lease;
+  return html`<dl>
+      <dt>lease holder</dt>
+      <dd id="lease">
+        ${
+          lease === null
+            ? 'none (free)'
+            : html`<code>${lease.holder}</code> until ${time(lease.expiresAt)} (fence
+                ${lease.fence})`
+        }
+      </dd>
+      <dt>indeterminate intents</dt>
+      <dd id="indeterminate">
+        ${
+          spend.indeterminate.length === 0
+            ? 'none'
+            : html`${spend.indeterminate.length} without outcome that no live replica can finish
+              (never re-run)`
+        }
+      </dd>
+    </dl>
+    ${
+      spend.indeterminate.length === 0
+        ? null
+        : html`<table class="indeterminate">
+            <thead>
+              <tr>
+                <th>intent</th>
+                <th>invocation</th>
+                <th>effect@scope</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${spend.indeterminate.map(
+                (i) =>
+                  html`<tr>
+                    <td>#${i.ordinal}</td>
+                    <td><code>${i.invocationId}</code></td>
+                    <td>${i.effect}@${i.scope}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }`;
 }
 
 /** The list of episodes: one row per episode with its session counts. */
@@ -111,6 +216,17 @@ export async function episodeBody(
   } catch {
     return null;
   }
+  let spend: Spend;
+  try {
+    spend = await rpc.request(
+      'broker.episode.spend',
+      { episodeId, scope },
+      { timeoutMs: READ_DEADLINE_MS },
+    );
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
   const sessions = await listSessions(rpc, scope, episodeId);
   return html`<dl>
       <dt>worktree</dt>
@@ -121,6 +237,9 @@ export async function episodeBody(
         >this episode's calls on the timeline</a
       >
     </p>
+    ${leaseAndIntents(spend)}
+    <h2>spend against budget</h2>
+    ${spendTable(spend, now)}
     <h2>sessions and grants</h2>
     ${sessionsTable(sessions, now)}`;
 }
