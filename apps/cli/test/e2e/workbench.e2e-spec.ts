@@ -343,8 +343,9 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
       // newest session first: the budget-0 session (its Write grant sees the episode's 2 writes)
       expect(await spendRows()).toEqual([
         ['Workspace.Write@worktree', '120.0', red, '2 / 0', '0'],
-        // the read, the A2A read (the read with "limit" was refused: no effect); the write, the edit
-        ['Workspace.Read@worktree', '4.8', green, '2 / 50', '48'],
+        // the read, the A2A read and the timeline test's live read (the read with "limit" was
+        // refused: no effect); the write and the edit
+        ['Workspace.Read@worktree', '7.2', green, '3 / 50', '47'],
         ['Workspace.Write@worktree', '4.8', green, '2 / 50', '48'],
         ...FULL_GRANTS.slice(2).map((g) => [`${g.effect}@worktree`, '0.0', green, '0 / 50', '50']),
       ]);
