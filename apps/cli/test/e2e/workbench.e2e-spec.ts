@@ -55,6 +55,24 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
   const timeAt = (page: Page, i: number) =>
     page.getAttribute(`#timeline tr[data-index="${i}"] time`, 'datetime');
   const hashAt = async (i: number) => shortRef((await w.get(`/v1/log/${i}`)).json.entryHash);
+  /**
+   * How many hashes the audit path of leaf m in a tree of n leaves has, by RFC 9162 §2.1.3.1's
+   * recursion PATH(m, D[n]) (k the largest power of two below n), independent of @world/tlog.
+   */
+  const pathLength = (m: number, n: number): number => {
+    if (n <= 1) return 0;
+    let k = 1;
+    while (k * 2 < n) k *= 2;
+    return 1 + (m < k ? pathLength(m, k) : pathLength(m - k, n - k));
+  };
+  /** The verifiable-log section of an entry page as it reads: [label, value] per row. */
+  const proofRows = (page: Page) =>
+    page.$$eval('section.proof dl dt', (dts) =>
+      dts.map((dt) => [
+        (dt.textContent ?? '').trim(),
+        (dt.nextElementSibling?.textContent ?? '').replace(/\s+/g, ' ').trim(),
+      ]),
+    );
 
   /** A browser context logged in with `credential` through a one-time ticket. */
   async function loggedIn(credential: string, javaScriptEnabled = true): Promise<BrowserContext> {
@@ -264,6 +282,31 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
       expect(await page.$$eval('script', (s) => s.map((x) => x.getAttribute('src')))).toEqual([
         '/workbench/assets/workbench.js',
       ]);
+      // The log is first + 8 entries long here (the why test below names that size).
+      const size = first + 8;
+      const index = first + 2;
+      const cp = (await w.get('/v1/checkpoint')).text;
+      const [origin, sizeLine, root] = cp.split('\n');
+      expect(sizeLine).toBe(String(size));
+      const proof = (await w.get(`/v1/proof/inclusion?index=${index}&size=${size}`)).json;
+      expect(proof.hashes).toHaveLength(pathLength(index, size));
+      expect(await proofRows(page)).toEqual([
+        ['origin', origin],
+        ['size', String(size)],
+        ['root', root],
+        ['signature', '✓ signed by the log key'],
+        ['leaf index', String(index)],
+        ['tree size', String(size)],
+        ['path', proof.hashes.join(' ')],
+        ['verified', `✓ root recomputed from entry ${index}'s bytes`],
+      ]);
+      expect(await page.$$eval('ol.path li', (l) => l.length)).toBe(pathLength(index, size));
+      await page.click('text=raw proof JSON');
+      expect(JSON.parse((await page.textContent('pre'))!)).toEqual(proof);
+      await page.goBack();
+      await page.click('text=raw checkpoint');
+      expect(await page.textContent('pre')).toBe(cp);
+      await page.goBack();
       await shot(page, 'entry');
       await page.goto(`${w.url}/workbench/entry/${first + 1}`);
       expect(await page.$$eval('.diff pre span', (s) => s.map((x) => x.textContent))).toEqual([
@@ -525,6 +568,41 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
           ),
         ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗']);
         expect(await textOf(page, 'p.summary')).toBe('1 of 7 link(s) broken');
+        await context.close();
+      },
+      E2E_TIMEOUT_MS,
+    );
+
+  // Last: a tree row altered under a signed checkpoint must never be signed over (no commit follows).
+  if (mode === 'distributed')
+    it(
+      'the entry page marks ✗ an inclusion proof whose tree row was altered in the database',
+      async () => {
+        const size = first + 8;
+        const index = first + 2;
+        const proof = (await w.get(`/v1/proof/inclusion?index=${index}&size=${size}`)).json;
+        const db = new pg.Client({ connectionString: w.databaseUrl });
+        await db.connect();
+        const altered = await db.query(
+          "UPDATE ledger.tree_nodes SET hash = sha256(hash) WHERE hash = decode($1, 'base64')",
+          [proof.hashes[0]],
+        );
+        await db.end();
+        expect(altered.rowCount).toBe(1);
+        const context = await loggedIn(w.operatorToken);
+        const page = await context.newPage();
+        await page.goto(`${w.url}/workbench/entry/${index}`);
+        const rows = await proofRows(page);
+        expect(rows.slice(3, 6)).toEqual([
+          ['signature', '✓ signed by the log key'],
+          ['leaf index', String(index)],
+          ['tree size', String(size)],
+        ]);
+        expect(rows[7]![1]).toMatch(
+          new RegExp(
+            `^✗ root recomputed from entry ${index}'s bytes: inclusion proof for index ${index} computes root [A-Za-z0-9+/]{43}=, not the tree's root ${rows[2]![1]!.replace(/[+/]/g, '\\$&')}$`,
+          ),
+        );
         await context.close();
       },
       E2E_TIMEOUT_MS,

@@ -3,8 +3,8 @@
  * hash and prev link, world ref, every object re-hashed — @world/why), the invocation's input,
  * plan, output and each effect record (decision, denial, budget before/after, request, result),
  * for writes and edits the change as a diff of what the request recorded, and every object's raw
- * JSON one click away. The inclusion proof and signed checkpoint come with the verifiable log
- * (issue 12): `proofSection` is where they go.
+ * JSON one click away, and the latest signed checkpoint with the entry's inclusion proof in it,
+ * each verified on the server (proof-section.ts; issue 12).
  */
 import { EffectRecordSchema, type EffectRecord } from '@world/contracts';
 import {
@@ -19,6 +19,7 @@ import {
 import { html, type Html } from './html.js';
 import { linksTable } from './why-page.js';
 import { diffLines } from './diff.js';
+import { checkProof, proofSection, type LogProofReads } from './proof-section.js';
 
 /** An object as the page shows it: pretty JSON (or the byte count when it is not JSON). */
 function rawJson(object: StoredObject | null): string {
@@ -84,19 +85,16 @@ async function effectSection(reads: Provenance, ref: string, i: number): Promise
   </section>`;
 }
 
-/** Where the inclusion proof and signed checkpoint go once issue 12's log serves them. */
-export function proofSection(): Html {
-  return html`<section class="proof">
-    <h2>inclusion proof</h2>
-    <p class="muted">
-      not served yet: the verifiable log (issue 12) adds the signed checkpoint and the inclusion
-      proof of each entry
-    </p>
-  </section>`;
-}
-
-/** The page's body, or null when there is no such entry. */
-export async function entryBody(reads: Provenance, index: number): Promise<Html | null> {
+/**
+ * The page's body, or null when there is no such entry.
+ * @param reads the viewer's scoped reads (payloads filtered by its visibility)
+ * @param log the transparency-log reads (skeleton: the same for every viewer)
+ */
+export async function entryBody(
+  reads: Provenance,
+  log: LogProofReads,
+  index: number,
+): Promise<Html | null> {
   const entry: LogEntry | null = await reads.entry(index);
   if (entry === null) return null;
   const links = (await walk(reads, { index })) ?? [];
@@ -147,7 +145,7 @@ export async function entryBody(reads: Provenance, index: number): Promise<Html 
       <summary>raw entry JSON</summary>
       <pre>${JSON.stringify(entry, null, 2)}</pre>
     </details>
-    ${sections} ${proofSection()}`;
+    ${sections} ${proofSection(await checkProof(log, entry), index)}`;
 }
 
 /** The Object page: one object's envelope and raw JSON. */

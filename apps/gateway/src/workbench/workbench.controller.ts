@@ -9,6 +9,8 @@ import { readHealth } from '../health/read-health.js';
 import { WORKBENCH_CSS, WORKBENCH_ICON, WORKBENCH_JS } from './assets.js';
 import { loginCookie, loginOf, WorkbenchLogins } from './access.js';
 import { entryBody, objectBody } from './entry-page.js';
+import type { LogProofReads } from './proof-section.js';
+import { readCheckpoint, readInclusionProof, readLogKey } from '../provenance/read-tlog.js';
 import { episodeBody, episodesBody, listSessions } from './episodes-page.js';
 import { html, layout, type Html } from './html.js';
 import { ScopedProvenance } from './scoped-reads.js';
@@ -151,11 +153,61 @@ export class WorkbenchController {
       .send(rows.map((r) => rowHtml(r).text).join(''));
   }
 
+  /** The transparency-log reads: the log's skeleton, the same for every viewer (issue 12). */
+  private readonly log: LogProofReads = {
+    key: () => readLogKey(this.gateway.rpc),
+    checkpoint: () => readCheckpoint(this.gateway.rpc),
+    inclusion: (index, size) => readInclusionProof(this.gateway.rpc, String(index), String(size)),
+  };
+
   @Get('workbench/entry/:index')
   entry(@Req() req: Request, @Res() res: Response, @Param('index') index: string) {
     return this.page(req, res, `Entry #${index}`, async (v) =>
-      /^[0-9]{1,15}$/.test(index) ? entryBody(this.reads(v.scope), Number(index)) : null,
+      /^[0-9]{1,15}$/.test(index) ? entryBody(this.reads(v.scope), this.log, Number(index)) : null,
     );
+  }
+
+  /**
+   * The raw signed checkpoint (as GET /v1/checkpoint), for a viewer logged in by cookie: the
+   * /v1 routes read only the Authorization header.
+   */
+  @Get('workbench/checkpoint')
+  async checkpoint(@Req() req: Request, @Res() res: Response) {
+    secure(res);
+    if ((await this.viewer(req)) === null)
+      return void res.status(401).type('text').send('no credential');
+    await this.raw(res, async () =>
+      res
+        .status(200)
+        .type('text')
+        .send(await this.log.checkpoint()),
+    );
+  }
+
+  /** The raw inclusion proof JSON (as GET /v1/proof/inclusion), for a cookie-logged-in viewer. */
+  @Get('workbench/proof/inclusion')
+  async inclusion(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Query('index') index: unknown,
+    @Query('size') size: unknown,
+  ) {
+    secure(res);
+    if ((await this.viewer(req)) === null)
+      return void res.status(401).type('text').send('no credential');
+    await this.raw(res, async () =>
+      res.status(200).json(await readInclusionProof(this.gateway.rpc, index, size)),
+    );
+  }
+
+  /** Sends a raw read, or the REST error body of its failure (400 for bad input). */
+  private async raw(res: Response, send: () => Promise<unknown>): Promise<void> {
+    try {
+      await send();
+    } catch (err) {
+      const { status, body } = restErrorOf(asWorldError(err));
+      res.status(status).json(body);
+    }
   }
 
   @Get('workbench/objects/:ref')
