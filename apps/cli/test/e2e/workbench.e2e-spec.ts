@@ -4,7 +4,8 @@
  * NATS), after a scripted scenario — a read, a write, an edit, a plan refusal, a denial at
  * budget 0 and an A2A call. Each page shows the exact rows and values; a call made while the
  * timeline is open appears without reload; every link of the why walk is ✓ (and ✗ on an object
- * altered in the database); the pages render with JavaScript off; no console error, no request
+ * altered in the database); the entry page's signed checkpoint and inclusion proof are ✓ (✗ on a
+ * tree row altered in the database); the pages render with JavaScript off; no console error, no request
  * leaves the gateway's origin, the keyboard reaches every link. POST /agui is read with
  * @ag-ui/client's HttpAgent. WORLD_WORKBENCH_SCREENSHOTS=1 saves 1280×800 screenshots under
  * apps/gateway/docs/.
@@ -289,7 +290,9 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
       const [origin, sizeLine, root] = cp.split('\n');
       expect(sizeLine).toBe(String(size));
       const proof = (await w.get(`/v1/proof/inclusion?index=${index}&size=${size}`)).json;
-      expect(proof.hashes).toHaveLength(pathLength(index, size));
+      // Genesis is entry 0, so the edit is leaf 3 of 9: its path is 4 hashes (RFC 9162 §2.1.3.1).
+      expect([index, size, pathLength(index, size)]).toEqual([3, 9, 4]);
+      expect(proof.hashes).toHaveLength(4);
       expect(await proofRows(page)).toEqual([
         ['origin', origin],
         ['size', String(size)],
@@ -297,15 +300,17 @@ describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) =
         ['signature', '✓ signed by the log key'],
         ['leaf index', String(index)],
         ['tree size', String(size)],
-        ['path', proof.hashes.join(' ')],
+        ['path', proof.hashes.join('')],
         ['verified', `✓ root recomputed from entry ${index}'s bytes`],
       ]);
-      expect(await page.$$eval('ol.path li', (l) => l.length)).toBe(pathLength(index, size));
+      expect(await page.$$eval('ol.path li', (l) => l.map((li) => li.textContent))).toEqual(
+        proof.hashes,
+      );
       await page.click('text=raw proof JSON');
-      expect(JSON.parse((await page.textContent('pre'))!)).toEqual(proof);
+      expect(JSON.parse((await page.textContent('pre.raw'))!)).toEqual(proof);
       await page.goBack();
       await page.click('text=raw checkpoint');
-      expect(await page.textContent('pre')).toBe(cp);
+      expect(await page.textContent('pre.raw')).toBe(cp);
       await page.goBack();
       await shot(page, 'entry');
       await page.goto(`${w.url}/workbench/entry/${first + 1}`);

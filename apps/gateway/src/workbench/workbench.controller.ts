@@ -168,46 +168,36 @@ export class WorkbenchController {
   }
 
   /**
-   * The raw signed checkpoint (as GET /v1/checkpoint), for a viewer logged in by cookie: the
-   * /v1 routes read only the Authorization header.
+   * The raw signed checkpoint, verbatim as GET /v1/checkpoint serves it, on a workbench page (a
+   * viewer logged in by cookie: the /v1 routes read only the Authorization header).
    */
   @Get('workbench/checkpoint')
-  async checkpoint(@Req() req: Request, @Res() res: Response) {
-    secure(res);
-    if ((await this.viewer(req)) === null)
-      return void res.status(401).type('text').send('no credential');
-    await this.raw(res, async () =>
-      res
-        .status(200)
-        .type('text')
-        .send(await this.log.checkpoint()),
-    );
+  checkpoint(@Req() req: Request, @Res() res: Response) {
+    return this.page(req, res, 'Signed checkpoint', async () => {
+      const note = await this.log.checkpoint();
+      return html`<pre class="raw">${note}</pre>
+        <p class="muted">also <code>GET /v1/checkpoint</code></p>`;
+    });
   }
 
-  /** The raw inclusion proof JSON (as GET /v1/proof/inclusion), for a cookie-logged-in viewer. */
+  /**
+   * The raw inclusion proof JSON, as GET /v1/proof/inclusion serves it, on a workbench page.
+   * @throws (as a 400 page) the route's `index must be …` / `size must be …` and the ledger's range errors
+   */
   @Get('workbench/proof/inclusion')
-  async inclusion(
+  inclusion(
     @Req() req: Request,
     @Res() res: Response,
     @Query('index') index: unknown,
     @Query('size') size: unknown,
   ) {
-    secure(res);
-    if ((await this.viewer(req)) === null)
-      return void res.status(401).type('text').send('no credential');
-    await this.raw(res, async () =>
-      res.status(200).json(await readInclusionProof(this.gateway.rpc, index, size)),
-    );
-  }
-
-  /** Sends a raw read, or the REST error body of its failure (400 for bad input). */
-  private async raw(res: Response, send: () => Promise<unknown>): Promise<void> {
-    try {
-      await send();
-    } catch (err) {
-      const { status, body } = restErrorOf(asWorldError(err));
-      res.status(status).json(body);
-    }
+    return this.page(req, res, 'Inclusion proof', async () => {
+      const proof = await readInclusionProof(this.gateway.rpc, index, size);
+      return html`<pre class="raw">${JSON.stringify(proof, null, 2)}</pre>
+        <p class="muted">
+          also <code>GET /v1/proof/inclusion?index=${proof.index}&amp;size=${proof.size}</code>
+        </p>`;
+    });
   }
 
   @Get('workbench/objects/:ref')
