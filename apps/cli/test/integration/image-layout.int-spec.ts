@@ -71,7 +71,7 @@ describe('a production deployment of one service (infra/deploy-app.sh)', () => {
         .filter((p) => p.startsWith('@world+'))
         .map((p) => p.split('@file')[0])
         .sort(),
-    ).toEqual(['@world+canonical', '@world+contracts', '@world+runtime']);
+    ).toEqual(['@world+canonical', '@world+contracts', '@world+runtime', '@world+tlog']);
 
     const secret = join(dir, 'database_url');
     await writeFile(secret, `${db.url}\n`);
@@ -84,6 +84,8 @@ describe('a production deployment of one service (infra/deploy-app.sh)', () => {
           PATH: process.env.PATH,
           NATS_URL: testNatsUrl(),
           DATABASE_URL_FILE: secret,
+          // The log's signing key comes from outside the image, as compose's log_key secret.
+          WORLD_LOG_KEY_FILE: join(dir, 'log_key'),
           WORLD_SUBJECT_PREFIX: uniquePrefix('image'),
           WORLD_REPLICA: 'ledger-image',
           WORLD_HEALTH_PORT: '0',
