@@ -48,7 +48,6 @@ import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry.js'
 import { committedOutcome, failedOutcome } from './call-outcome.js';
 import { commitRequestOf } from './commit-request.js';
 import { composeOutput, type ComposedEffect } from './compose-output.js';
-import { EpisodeQueue } from './episode-queue.js';
 import { jsonObject, requestHashOf } from './json-object.js';
 import { keepEpisodeLease, releaseEpisodeLease } from './keep-lease.js';
 import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
@@ -96,9 +95,6 @@ interface Invocation {
  */
 @Injectable()
 export class InvokeTool {
-  /** this process's calls per episode, sent to the broker one at a time */
-  private readonly episodes = new EpisodeQueue();
-
   constructor(
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(PLANNER_SETTINGS) private readonly settings: PlannerSettings,
@@ -250,34 +246,8 @@ export class InvokeTool {
     }
   }
 
-  /**
-   * Executes the plan's one effect under the episode lease, then finishes, composes and commits;
-   * this process's earlier calls of the episode go first (EpisodeQueue: a queued call must not
-   * outlive its planner inside the broker).
-   */
+  /** Executes the plan's one effect under the episode lease, then finishes, composes and commits. */
   private async executeAndCommit(
-    inv: Invocation,
-    plan: EffectPlan,
-    planObject: WorldObject,
-  ): Promise<InvokeReply> {
-    const d = this.settings.deadlines;
-    const queueWaitMs = Math.max(0, inv.deadline - Date.now() - d.handlerMs - d.postEffectMs);
-    let leave: () => void;
-    try {
-      leave = await this.episodes.enter(inv.req.session.episodeId, queueWaitMs);
-    } catch (err) {
-      await this.end(inv, 'abandoned');
-      throw err;
-    }
-    try {
-      return await this.executeAndCommitNext(inv, plan, planObject);
-    } finally {
-      leave();
-    }
-  }
-
-  /** executeAndCommit once this call is the episode's next in this process. */
-  private async executeAndCommitNext(
     inv: Invocation,
     plan: EffectPlan,
     planObject: WorldObject,
