@@ -29,5 +29,5 @@ fi
 
 rm -rf "$out"
 pnpm --filter "@world/$app" deploy --prod "$out"
-rm -rf "$out/src" "$out/test" "$out/.turbo" "$out/jest.config.js" "$out/drizzle.config.ts" \
+rm -rf "$out/src" "$out/test" "$out/.turbo" "$out/.world" "$out/jest.config.js" "$out/drizzle.config.ts" \
   "$out"/tsconfig*.json
