@@ -3,7 +3,6 @@ import {
   DenialError,
   DuplicateInvocationError,
   EffectsUnrecordedError,
-  errorFromWire,
   HeadConflictError,
   InternalError,
   InvocationInFlightError,
@@ -17,6 +16,7 @@ import {
   UnknownToolError,
   type WorldError,
 } from './errors.js';
+import { errorFromWire } from './errors-wire.js';
 
 const REF = `sha256:${'a'.repeat(64)}`;
 
