@@ -17,7 +17,7 @@ import {
   LEDGER_MIGRATIONS_TABLE,
   LEDGER_SERVICE,
 } from './constants.js';
-import { observeHead } from './commit/commit-invocation.js';
+import { observeHead } from './commit/committed-events.js';
 import { CommitRepository } from './commit/commit.repository.js';
 import { bootstrapGenesis } from './genesis/bootstrap-genesis.js';
 import { IntegrityRepository, TreeIntegrityRepository } from './integrity/integrity.repository.js';
@@ -61,7 +61,7 @@ const REPLICA_SUFFIX_BYTES = 3;
  * LEDGER_LOCK_KEY), creates the genesis world on a fresh database (once across replicas,
  * DESIGN.md §7.3), connects the RPC client that emits `ledger.committed`, and serves every
  * `ledger.*` subject in queue group `ledger`; `world_ledger_head_index` and the head the first
- * lone commit chains on (commit-fast.ts) start at the head read. Then, in the background, the
+ * lone commit chains on (commit-strategies.ts ONE_STATEMENT) start at the head read. Then, in the background, the
  * start-up integrity scan (integrity/scan-ledger.ts) checks entries and objects newest first;
  * its report is the `integrity.ledger` of `/readyz`.
  * @returns the running replica; close() stops taking requests, lets those in flight finish
@@ -103,7 +103,7 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningL
       transport,
       { replica },
     );
-    // Seeds the head the first lone commit chains on (commit-fast.ts) and the head metric.
+    // Seeds the head the first lone commit chains on (commit-strategies.ts ONE_STATEMENT) and the head metric.
     const head = await app.get(CommitRepository).refreshHead();
     observeHead(replica, head.entryIndex);
   } catch (err) {

@@ -20,11 +20,5 @@ export const LEDGER_MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', impo
 /** The ledger's migration journal, in drizzle's default schema `drizzle`. */
 export const LEDGER_MIGRATIONS_TABLE = `__drizzle_migrations_${LEDGER_SERVICE}`;
 
-/**
- * PostgreSQL's cap on bind parameters in one statement (the wire protocol counts them in an
- * Int16); multi-row writes are split to stay under it.
- */
-export const POSTGRES_MAX_BIND_PARAMETERS = 65_535;
-
 /** The Nest token of the replica's CheckpointSigner (tlog/checkpoint-signer.ts). */
 export const CHECKPOINT_SIGNER = Symbol('CHECKPOINT_SIGNER');

@@ -1,233 +1,251 @@
 /**
- * The SQL of an append and its parameter layout, written once: the append of the commit
- * transaction (commit.repository.ts `CommitTx.append`) and the one-statement append on an
- * expected head (`CommitRepository.appendOnHead`, the fast path of a lone tool commit). Pure: no
+ * The one builder of the append statements and their parameters: every way a commit is written
+ * — inside the commit transaction (lone, group and REST: `CommitTx.append`, then TREE_EXTEND once
+ * per transaction) and in one autocommit statement on an expected head (`appendOnHead`, the
+ * one-statement commit of a lone tool call) — is the same writes, built here from one set of
+ * CTEs: objects, entry, world, memberships, head move, tree nodes and journal outcome. Pure: no
  * I/O. The column names follow db/schema.ts.
  *
  * Every statement is fixed text run as a named (prepared) statement: no query building on the
  * commit path (bench/README.md: drizzle was 36 % of the ledger's CPU). Objects and memberships
  * travel as array parameters (unnest), so one text serves any object count and never nears
- * PostgreSQL's bind-parameter cap.
- *
- * Parameters of every append: $1–$5 the objects' hash, interface hash, semantic id, provenance
- * and payload arrays; $6–$13 the entry (index, hash, epoch, transition fn, interpreter, prev hash,
- * written by, transition ref); $14–$17 the world (ref, revision, state root, log head); then $18
- * the invocation id and $19 the commit hash when the commit is journaled, and $20 the claim token
- * of a tool commit.
+ * PostgreSQL's bind-parameter cap. Parameters are named (APPEND_PARAMS); a variant sends the
+ * leading ones it uses.
  */
-import type { LogEntry, World, WorldObject } from '@world/canonical';
+import type { TreeState } from '@world/tlog';
 import { SELECTED_HEAD, type JournalKind } from '../db/schema.js';
-import { assertRefs } from '../db/statements.js';
-import type { HeadPosition } from './chain.js';
-import type { TreeExtension } from './tree.js';
-
-/** How a commit writes its journal row, if it has an invocation id. */
-export type JournalWrite =
-  /**
-   * a coordinator commit: insert, or bind its own live claim (toolBindable; DESIGN.md §2).
-   * `claimToken` is the token its claim answered; null for a call without a claim.
-   */
-  | { mode: 'tool'; invocationId: string; commitHash: string; claimToken: string | null }
-  /** a REST commit: insert, or bind its own intent (same commit hash) */
-  | { mode: 'rest'; invocationId: string; commitHash: string };
-
-/** Everything one commit writes. */
-export interface AppendWrite {
-  objects: WorldObject[];
-  entry: LogEntry;
-  world: World;
-  journal: JournalWrite | null;
-}
-
-/** A tool commit's write: journaled as a coordinator call. */
-export type ToolAppendWrite = AppendWrite & { journal: Extract<JournalWrite, { mode: 'tool' }> };
-
-/** A named statement: PostgreSQL prepares it once per connection. */
-export interface NamedStatement {
-  name: string;
-  text: string;
-}
+import {
+  Params,
+  assertRefs,
+  insertObjects,
+  insertTreeNodes,
+  objectColumns,
+  type NamedStatement,
+} from '../db/statements.js';
+import type { AppendWrite, HeadPosition, JournalWrite, ToolAppendWrite } from './chain.js';
+import { encodeBorder, type TreeExtension } from './tree.js';
 
 /**
- * The writes of one append but the journal's, as data-modifying CTEs (`WITH o AS (…), …`).
- * Foreign keys are checked at the end of the statement, so memberships may reference the objects
- * and the entry written beside them.
+ * The parameters of every append, in placeholder order: the objects' five arrays, the entry,
+ * the world, the journal row (a journaled commit), the claim token (a tool commit), then only
+ * for the one-statement append the head it expects and the tree it writes.
  */
-const APPEND_WRITES = `WITH o AS (
-  INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[])
-  ON CONFLICT DO NOTHING
-), e AS (
+const APPEND_PARAMS = new Params([
+  ['objectHashes', 'text[]'],
+  ['interfaceHashes', 'text[]'],
+  ['semanticIds', 'text[]'],
+  ['provenances', 'text[]'],
+  ['payloads', 'bytea[]'],
+  ['entryIndex', 'bigint'],
+  ['entryHash', 'text'],
+  ['semanticsEpoch', 'bigint'],
+  ['transitionFn', 'text'],
+  ['interpreter', 'text'],
+  ['prevEntryHash', 'text'],
+  ['writtenBy', 'text'],
+  ['transitionRef', 'text'],
+  ['worldRef', 'text'],
+  ['revision', 'bigint'],
+  ['stateRoot', 'text'],
+  ['logHead', 'text'],
+  ['invocationId', 'text'],
+  ['commitHash', 'text'],
+  ['claimToken', 'text'],
+  ['expectedIndex', 'bigint'],
+  ['expectedHash', 'text'],
+  ['expectedRevision', 'bigint'],
+  ['treeBefore', 'bytea'],
+  ['treeLevels', 'smallint[]'],
+  ['treeIndexes', 'bigint[]'],
+  ['treeHashes', 'bytea[]'],
+  ['treeBorder', 'bytea'],
+] as const);
+type AppendParam = Parameters<typeof APPEND_PARAMS.$>[0];
+const $ = (name: AppendParam) => APPEND_PARAMS.$(name);
+
+/** How many leading parameters each journal mode uses (none: objects, entry and world). */
+const PARAMS_USED: Record<'none' | JournalWrite['mode'] | 'onHead', number> = {
+  none: 17,
+  rest: 19,
+  tool: 20,
+  onHead: 28,
+};
+
+/** `FROM hd` when the writes are gated on the head move, else nothing. */
+const from = (gate: string | undefined) => (gate === undefined ? '' : ` FROM ${gate}`);
+
+/**
+ * The writes of one append but the head's and the journal's, as data-modifying CTEs. Foreign
+ * keys are checked at the end of the statement, so memberships may reference the objects and
+ * the entry written beside them.
+ * @param gate `hd` to write only when the head move returned a row (the one-statement append)
+ */
+function appendWrites(gate?: string): string[] {
+  return [
+    `o AS (
+  ${insertObjects(
+    {
+      hashes: $('objectHashes'),
+      interfaceHashes: $('interfaceHashes'),
+      semanticIds: $('semanticIds'),
+      provenances: $('provenances'),
+      payloads: $('payloads'),
+    },
+    gate,
+  )}
+)`,
+    `e AS (
   INSERT INTO ledger.log_entries (entry_index, entry_hash, semantics_epoch, transition_fn,
     interpreter, prev_entry_hash, written_by, transition_ref)
-  VALUES ($6, $7, $8, $9, $10, $11, $12, $13)
-), w AS (
+  SELECT ${$('entryIndex')}, ${$('entryHash')}, ${$('semanticsEpoch')}, ${$('transitionFn')},
+    ${$('interpreter')}, ${$('prevEntryHash')}, ${$('writtenBy')}, ${$('transitionRef')}${from(gate)}
+)`,
+    `w AS (
   INSERT INTO ledger.worlds (ref, revision, state_root, log_head)
-  VALUES ($14, $15, $16, $17)
+  SELECT ${$('worldRef')}, ${$('revision')}, ${$('stateRoot')}, ${$('logHead')}${from(gate)}
   ON CONFLICT DO NOTHING
-), m AS (
+)`,
+    `m AS (
   INSERT INTO ledger.commit_objects (object_ref, entry_index)
-  SELECT object_ref, $6::bigint FROM unnest($1::text[]) AS carried(object_ref)
-)`;
+  SELECT carried.object_ref, ${$('entryIndex')}
+    FROM ${gate === undefined ? '' : `${gate}, `}unnest(${$('objectHashes')}) AS carried(object_ref)
+)`,
+  ];
+}
 
-/** The head move: a CTE of every append that moves the head. */
-const MOVE_HEAD = `hd AS (
-  UPDATE ledger.heads
-     SET world_ref = $14, entry_index = $6, entry_hash = $7, revision = $15
-   WHERE key = '${SELECTED_HEAD}'
-)`;
+/** The head's new position: the appended entry and its world. */
+const HEAD_MOVE = `world_ref = ${$('worldRef')}, entry_index = ${$('entryIndex')},
+         entry_hash = ${$('entryHash')}, revision = ${$('revision')}`;
 
 /**
- * When a tool commit may bind an existing journal row (`j` the row, `token` the commit's claim
- * token parameter): only the claim it was made under, still held (not ended, not reclaimed by a
- * resend: same token) and live by the database's clock at the moment the row is locked
- * (clock_timestamp(), not the transaction's start). A claim the planner gave up on
- * (`ledger.invocation.end`) or that lapsed therefore never commits later: the late statement
- * binds nothing and is rolled back (DESIGN.md §2; world-internals §5.5, §12 #24). A commit
- * without a token (a call without a claim) binds no existing row. Null-safe: false, never null.
+ * When a tool commit may bind an existing journal row (`j` the row): only the claim it was made
+ * under, still held (not ended, not reclaimed by a resend: same token) and live by the
+ * database's clock at the moment the row is locked (clock_timestamp(), not the transaction's
+ * start). A claim the planner gave up on (`ledger.invocation.end`) or that lapsed therefore
+ * never commits later: the late statement binds nothing and is rolled back (DESIGN.md §2;
+ * world-internals §5.5, §12 #24). A commit without a token (a call without a claim) binds no
+ * existing row. Null-safe: false, never null.
  */
-function toolBindable(j: string, token: string): string {
-  return `coalesce(${j}.state = 'claimed' AND ${j}.claim_token = ${token}::text
+function toolBindable(j: string): string {
+  return `coalesce(${j}.state = 'claimed' AND ${j}.claim_token = ${$('claimToken')}
     AND ${j}.claim_expires_at > clock_timestamp(), false)`;
 }
 
+/** When a REST commit may bind an existing journal row: its own intent (same commit hash). */
+const restBindable = (j: string) =>
+  `${j}.state = 'intent' AND ${j}.commit_hash = ${$('commitHash')}`;
+
 /**
- * The journal outcome, last statement of an append with an invocation id: insert, or bind the
- * existing row when `bindable` holds.
+ * The journal outcome of an append with an invocation id: insert the row committed, or bind the
+ * existing one when `bindable` holds. Returns the row's id when it was written.
  */
-function journalOutcome(kind: JournalKind, bindable: string): string {
+function journalOutcome(kind: JournalKind, gate?: string): string {
+  const bindable = kind === 'tool' ? toolBindable('j') : restBindable('j');
   return `INSERT INTO ledger.commit_journal AS j (invocation_id, kind, state, commit_hash,
     end_reason, entry_index, world_ref, output_ref, updated_at)
-VALUES ($18, '${kind}', 'committed', $19, NULL, $6::bigint, $14, $16, now())
-ON CONFLICT (invocation_id) DO UPDATE
-   SET state = 'committed', commit_hash = $19, end_reason = NULL, entry_index = $6::bigint,
-       world_ref = $14, output_ref = $16, updated_at = now()
- WHERE ${bindable}
-RETURNING j.invocation_id`;
+  SELECT ${$('invocationId')}, '${kind}', 'committed', ${$('commitHash')}, NULL,
+    ${$('entryIndex')}, ${$('worldRef')}, ${$('stateRoot')}, now()${from(gate)}
+  ON CONFLICT (invocation_id) DO UPDATE
+     SET state = 'committed', commit_hash = ${$('commitHash')}, end_reason = NULL,
+         entry_index = ${$('entryIndex')}, world_ref = ${$('worldRef')},
+         output_ref = ${$('stateRoot')}, updated_at = now()
+   WHERE ${bindable}
+  RETURNING j.invocation_id`;
 }
 
-/** The last statement of an append, by how it writes its journal row. */
-const APPEND_LAST: Record<'none' | JournalWrite['mode'], string> = {
-  none: 'SELECT 1',
-  tool: journalOutcome('tool', toolBindable('j', '$20')),
-  rest: journalOutcome('rest', `j.state = 'intent' AND j.commit_hash = $19`),
-};
+/** A built append statement and how many leading parameters it takes. */
+export interface AppendStatement extends NamedStatement {
+  params: number;
+}
 
-/** The append statements built so far, by variant. */
-const APPEND_STATEMENTS = new Map<string, NamedStatement>();
+/** The transaction's append statements built so far, by variant. */
+const APPEND_STATEMENTS = new Map<string, AppendStatement>();
 
 /**
- * The append statement of one journal mode, with or without the head move (a group commit
- * moves the head once, with its last append). Its text and name are fixed per variant, so
- * PostgreSQL prepares each variant once per connection. It runs inside the commit transaction,
- * after the head row was locked (CommitTx.lockHead).
+ * The append statement of the commit transaction for one journal mode, with or without the head
+ * move (a group commit moves the head once, with its last append). Its text and name are fixed
+ * per variant, so PostgreSQL prepares each variant once per connection. It runs after the head
+ * row was locked (CommitTx.lockHead); it returns the journal row's id when a journaled commit
+ * bound it (nothing: the caller rolls back), one row `1` without a journal.
  */
 export function appendStatement(
   mode: 'none' | JournalWrite['mode'],
   moveHead: boolean,
-): NamedStatement {
+): AppendStatement {
   const key = `${mode}${moveHead ? '' : '_keep_head'}`;
   let statement = APPEND_STATEMENTS.get(key);
   if (statement === undefined) {
-    const ctes = moveHead ? `${APPEND_WRITES}, ${MOVE_HEAD}` : APPEND_WRITES;
-    statement = { name: `ledger_commit_append_${key}`, text: `${ctes}\n${APPEND_LAST[mode]}` };
+    const ctes = appendWrites();
+    if (moveHead)
+      ctes.push(`hd AS (
+  UPDATE ledger.heads SET ${HEAD_MOVE} WHERE key = '${SELECTED_HEAD}'
+)`);
+    const last = mode === 'none' ? 'SELECT 1' : journalOutcome(mode);
+    statement = {
+      name: `ledger_commit_append_${key}`,
+      text: `WITH ${ctes.join(', ')}\n${last}`,
+      params: PARAMS_USED[mode],
+    };
     APPEND_STATEMENTS.set(key, statement);
   }
   return statement;
 }
 
 /**
- * The tree rows of APPEND_ON_HEAD (commit/tree.ts extendTree), gated on `hd` like every other
- * write: $25–$27 the new nodes' levels, indexes and hashes. `hd` itself moves the head's border
- * from $24 (the border the extension was computed from, or nothing is written) to $28.
- */
-const TREE_ON_HEAD_CTE = `tn AS (
-  INSERT INTO ledger.tree_nodes (level, node_index, hash)
-  SELECT u.level, u.node_index, u.hash
-    FROM hd, unnest($25::smallint[], $26::bigint[], $27::bytea[]) AS u(level, node_index, hash)
-)`;
-
-/**
- * A tool commit appended in ONE autocommit statement on the head the caller expects (the fast
- * path of a lone `ledger.commit`, commit-fast.ts): all of it is written, or none of it.
+ * A tool commit appended in ONE autocommit statement on the head the caller expects (the
+ * one-statement commit of a lone `ledger.commit`): all of it is written, or none of it.
  *
  * - `hd`, the head move, is the only write that reads the database before writing: it moves the
- *   head only when the head row still stands exactly on the expected entry (index $20, hash $21,
- *   revision $22 — everything chainToolCommit took from it) and the invocation has no journal
- *   row this commit could not bind (committed, a REST intent, or a claim not its own live
- *   one: toolBindable). A concurrent append holds
- *   the head row's lock; READ COMMITTED makes `hd` wait for it, then re-check its WHERE against
- *   the new row version, which no longer matches: nothing is updated.
+ *   head (and its tree border) only when the head row still stands exactly on the expected entry
+ *   (index, hash, revision — everything chainToolCommit took from it — and the border the tree
+ *   extension was computed from) and the invocation has no journal row this commit could not
+ *   bind (committed, a REST intent, or a claim not its own live one: toolBindable). A concurrent
+ *   append holds the head row's lock; READ COMMITTED makes `hd` wait for it, then re-check its
+ *   WHERE against the new row version, which no longer matches: nothing is updated.
  * - Every other write selects `FROM hd`, so it writes its rows only when `hd` returned one.
  *   Data-modifying CTEs all run whether referenced or not and all see one snapshot: the gating
  *   has to be explicit, and it is on every one of them.
  * - The journal outcome may still fail to bind once the head moved: a row changed after the
  *   statement's snapshot (a claim ended by `ledger.invocation.end`, reclaimed, or lapsing
  *   meanwhile) is re-checked when `jo` locks it. Then the last line divides by the number of
- *   journal rows bound: 0 raises division_by_zero (SQLSTATE 22012), which aborts the statement,
- *   so nothing of it is written, and the caller falls back to the transaction, which refuses it.
+ *   journal rows bound: 0 raises division_by_zero (JOURNAL_GUARD_SQLSTATE), which aborts the
+ *   statement, so nothing of it is written, and the caller falls back to the transaction, which
+ *   refuses it.
  *
- * Parameters: those of every append (file doc) with the journal's $18–$19, then $20–$22 the
- * expected head's entry index, entry hash and revision, $23 the claim token, then $24–$28 the
- * tree (TREE_ON_HEAD_CTE). Returns one row (the new entry index)
- * when the commit landed, none when nothing was written.
+ * Returns one row (the new entry index) when the commit landed, none when nothing was written.
  */
-export const APPEND_ON_HEAD: NamedStatement = {
+export const APPEND_ON_HEAD: AppendStatement = {
   name: 'ledger_commit_append_on_head',
   text: `WITH hd AS (
   UPDATE ledger.heads
-     SET world_ref = $14::text, entry_index = $6::bigint, entry_hash = $7::text,
-         revision = $15::bigint, tree_border = $28::bytea
+     SET ${HEAD_MOVE}, tree_border = ${$('treeBorder')}
    WHERE key = '${SELECTED_HEAD}'
-     AND entry_index = $20::bigint AND entry_hash = $21::text AND revision = $22::bigint
-     AND tree_border = $24::bytea
+     AND entry_index = ${$('expectedIndex')} AND entry_hash = ${$('expectedHash')}
+     AND revision = ${$('expectedRevision')} AND tree_border = ${$('treeBefore')}
      AND NOT EXISTS (
        SELECT 1 FROM ledger.commit_journal cj
-        WHERE cj.invocation_id = $18::text AND NOT ${toolBindable('cj', '$23')})
+        WHERE cj.invocation_id = ${$('invocationId')} AND NOT ${toolBindable('cj')})
   RETURNING entry_index
-), o AS (
-  INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
-  SELECT u.hash, u.interface_hash, u.semantic_id, u.provenance, u.payload
-    FROM hd, unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[])
-      AS u(hash, interface_hash, semantic_id, provenance, payload)
-  ON CONFLICT DO NOTHING
-), e AS (
-  INSERT INTO ledger.log_entries (entry_index, entry_hash, semantics_epoch, transition_fn,
-    interpreter, prev_entry_hash, written_by, transition_ref)
-  SELECT $6::bigint, $7::text, $8::bigint, $9::text, $10::text, $11::text, $12::text, $13::text
-    FROM hd
-), w AS (
-  INSERT INTO ledger.worlds (ref, revision, state_root, log_head)
-  SELECT $14::text, $15::bigint, $16::text, $17::text FROM hd
-  ON CONFLICT DO NOTHING
-), m AS (
-  INSERT INTO ledger.commit_objects (object_ref, entry_index)
-  SELECT carried.object_ref, $6::bigint FROM hd, unnest($1::text[]) AS carried(object_ref)
-), ${TREE_ON_HEAD_CTE}, jo AS (
-  INSERT INTO ledger.commit_journal AS j (invocation_id, kind, state, commit_hash,
-    end_reason, entry_index, world_ref, output_ref, updated_at)
-  SELECT $18::text, 'tool', 'committed', $19::text, NULL, $6::bigint, $14::text, $16::text, now()
-    FROM hd
-  ON CONFLICT (invocation_id) DO UPDATE
-     SET state = 'committed', commit_hash = $19::text, end_reason = NULL,
-         entry_index = $6::bigint, world_ref = $14::text, output_ref = $16::text,
-         updated_at = now()
-   WHERE ${toolBindable('j', '$23')}
-  RETURNING j.invocation_id
+), ${appendWrites('hd').join(', ')}, tn AS (
+  ${insertTreeNodes({ levels: $('treeLevels'), indexes: $('treeIndexes'), hashes: $('treeHashes') }, 'hd')}
+), jo AS (
+  ${journalOutcome('tool', 'hd')}
 )
 SELECT hd.entry_index / (SELECT count(*) FROM jo) AS entry_index FROM hd`,
+  params: PARAMS_USED.onHead,
 };
 
 /** PostgreSQL's SQLSTATE for division_by_zero: APPEND_ON_HEAD's journal guard fired. */
 export const JOURNAL_GUARD_SQLSTATE = '22012';
 
 /**
- * Validates every ref an append is about to persist (world-internals §12 incident 1: a zero or
- * malformed ref is never written) and lays out its parameters $1–$17 (file doc).
+ * The values of an append's parameters by name: objects, entry, world and journal row, every
+ * ref about to be persisted validated first (world-internals §12 incident 1: a zero or malformed
+ * ref is never written).
  * @throws InvalidRefError naming the field (`entry.header.transitionFn`, `objects[i].hash`, …)
  */
-export function appendParams(write: AppendWrite): unknown[] {
-  const { entry, world } = write;
+function writeValues(write: AppendWrite): Partial<Record<AppendParam, unknown>> {
+  const { entry, world, journal } = write;
   const { header } = entry;
   assertRefs({
     'entry.entryHash': entry.entryHash,
@@ -239,56 +257,96 @@ export function appendParams(write: AppendWrite): unknown[] {
     'world.stateRoot': world.stateRoot,
     'world.logHead': world.logHead,
   });
-  write.objects.forEach((o, i) =>
-    assertRefs({
-      [`objects[${i}].hash`]: o.hash,
-      [`objects[${i}].interfaceHash`]: o.interfaceHash,
-    }),
-  );
-  const carried = write.objects;
-  return [
-    carried.map((o) => o.hash),
-    carried.map((o) => o.interfaceHash),
-    carried.map((o) => o.semanticId),
-    carried.map((o) => o.provenance),
-    carried.map((o) => o.payload),
-    header.entryIndex,
-    entry.entryHash,
-    header.semanticsEpoch,
-    header.transitionFn,
-    header.interpreter,
-    header.prevEntryHash,
-    header.writtenBy,
-    entry.transitionRef,
-    world.ref,
-    world.revision,
-    world.stateRoot,
-    world.logHead,
-  ];
+  const objects = objectColumns(write.objects);
+  return {
+    objectHashes: objects.hashes,
+    interfaceHashes: objects.interfaceHashes,
+    semanticIds: objects.semanticIds,
+    provenances: objects.provenances,
+    payloads: objects.payloads,
+    entryIndex: header.entryIndex,
+    entryHash: entry.entryHash,
+    semanticsEpoch: header.semanticsEpoch,
+    transitionFn: header.transitionFn,
+    interpreter: header.interpreter,
+    prevEntryHash: header.prevEntryHash,
+    writtenBy: header.writtenBy,
+    transitionRef: entry.transitionRef,
+    worldRef: world.ref,
+    revision: world.revision,
+    stateRoot: world.stateRoot,
+    logHead: world.logHead,
+    ...(journal !== null && { invocationId: journal.invocationId, commitHash: journal.commitHash }),
+    ...(journal?.mode === 'tool' && { claimToken: journal.claimToken }),
+  };
 }
 
 /**
- * The parameters of APPEND_ON_HEAD: the append's, the journal's, the expected head, then the
- * tree: the head's border before (as stored) and the extension by this one entry.
- * @throws InvalidRefError as appendParams
+ * The parameters of an append statement of the commit transaction (appendStatement).
+ * @throws InvalidRefError as writeValues
+ */
+export function appendParams(statement: AppendStatement, write: AppendWrite): unknown[] {
+  return APPEND_PARAMS.values(writeValues(write), statement.params);
+}
+
+/**
+ * The parameters of APPEND_ON_HEAD: the append's, the expected head, then the tree: the head's
+ * border before (as stored) and the extension by this one entry.
+ * @throws InvalidRefError as writeValues
  */
 export function appendOnHeadParams(
   expected: HeadPosition,
   write: ToolAppendWrite,
-  tree: { before: Buffer; extension: TreeExtension },
+  tree: { before: TreeState; extension: TreeExtension },
 ): unknown[] {
-  return [
-    ...appendParams(write),
-    write.journal.invocationId,
-    write.journal.commitHash,
-    expected.entryIndex,
-    expected.entryHash,
-    expected.revision,
-    write.journal.claimToken,
-    tree.before,
-    tree.extension.levels,
-    tree.extension.indexes,
-    tree.extension.hashes,
-    tree.extension.border,
-  ];
+  return APPEND_PARAMS.values({
+    ...writeValues(write),
+    expectedIndex: expected.entryIndex,
+    expectedHash: expected.entryHash,
+    expectedRevision: expected.revision,
+    treeBefore: encodeBorder(tree.before),
+    treeLevels: tree.extension.levels,
+    treeIndexes: tree.extension.indexes,
+    treeHashes: tree.extension.hashes,
+    treeBorder: tree.extension.border,
+  });
+}
+
+/** The parameters of TREE_EXTEND. */
+const TREE_PARAMS = new Params([
+  ['levels', 'smallint[]'],
+  ['indexes', 'bigint[]'],
+  ['hashes', 'bytea[]'],
+  ['border', 'bytea'],
+  ['headIndex', 'bigint'],
+  ['borderBefore', 'bytea'],
+] as const);
+
+/**
+ * The tree update of a commit transaction, once per transaction after its appends (the head has
+ * already moved to the last appended entry): the new nodes, and the head's border — only if the
+ * head stands on the last appended entry and still holds the border the extension was computed
+ * from. Returns one row when it wrote, none otherwise (the caller rolls back).
+ */
+export const TREE_EXTEND: NamedStatement = {
+  name: 'ledger_tree_extend',
+  text: `WITH t AS (
+  ${insertTreeNodes({ levels: TREE_PARAMS.$('levels'), indexes: TREE_PARAMS.$('indexes'), hashes: TREE_PARAMS.$('hashes') })}
+)
+UPDATE ledger.heads SET tree_border = ${TREE_PARAMS.$('border')}
+ WHERE key = '${SELECTED_HEAD}' AND entry_index = ${TREE_PARAMS.$('headIndex')}
+   AND tree_border = ${TREE_PARAMS.$('borderBefore')}
+RETURNING key`,
+};
+
+/** The parameters of TREE_EXTEND for `extension` of the tree `before`. */
+export function treeExtendParams(before: TreeState, extension: TreeExtension): unknown[] {
+  return TREE_PARAMS.values({
+    levels: extension.levels,
+    indexes: extension.indexes,
+    hashes: extension.hashes,
+    border: extension.border,
+    headIndex: extension.state.size - 1,
+    borderBefore: encodeBorder(before),
+  });
 }

@@ -27,6 +27,7 @@ import {
   REST_INVOCATION_ID,
   type ParsedRequestOf,
   type ReplyOf,
+  type RequestOf,
 } from '@world/contracts';
 
 /** The selected head as the commit transaction reads it under its row lock. */
@@ -60,6 +61,43 @@ export function nextLink(head: HeadPosition): NextLink {
 export interface ChainedCommit {
   entry: LogEntry;
   world: World;
+}
+
+/** How a commit writes its journal row, if it has an invocation id. */
+export type JournalWrite =
+  /**
+   * a coordinator commit: insert, or bind its own live claim (DESIGN.md §2).
+   * `claimToken` is the token its claim answered; null for a call without a claim.
+   */
+  | { mode: 'tool'; invocationId: string; commitHash: string; claimToken: string | null }
+  /** a REST commit: insert, or bind its own intent (same commit hash) */
+  | { mode: 'rest'; invocationId: string; commitHash: string };
+
+/** Everything one commit writes: its objects, entry, world and journal row. */
+export interface AppendWrite extends ChainedCommit {
+  objects: WorldObject[];
+  journal: JournalWrite | null;
+}
+
+/** A tool commit's write: journaled as a coordinator call. */
+export type ToolAppendWrite = AppendWrite & { journal: Extract<JournalWrite, { mode: 'tool' }> };
+
+/**
+ * The `ledger.committed` event of a written commit (DESIGN.md §2: announced after the
+ * transaction committed): its entry, world, writer and invocation id (null without one).
+ */
+export function committedEvent({
+  entry,
+  world,
+  journal,
+}: AppendWrite): RequestOf<'ledger.committed'> {
+  return {
+    entryIndex: entry.header.entryIndex,
+    entryHash: entry.entryHash,
+    worldRef: world.ref,
+    writtenBy: entry.header.writtenBy,
+    invocationId: journal?.invocationId ?? null,
+  };
 }
 
 /** The head a written commit leaves: its world and entry (the next commit chains on it). */
@@ -219,6 +257,56 @@ export function checkCoordinatorInvocationId(invocationId: string): string {
     );
   }
   return invocationId;
+}
+
+/** A ref an entry names, with the request field that names it (for the refusal's message). */
+export type NamedRef = readonly [field: string, ref: Ref];
+
+/** The refs a coordinator commit names: its transitionRef and stateRoot. */
+export function toolRefs(request: ToolCommitRequest): NamedRef[] {
+  return [
+    ['transitionRef', request.transitionRef],
+    ['stateRoot', request.stateRoot],
+  ];
+}
+
+/** The refs a REST commit names: its entry's transitionRef and its world's stateRoot. */
+export function restRefs(request: RestCommitRequest): NamedRef[] {
+  return [
+    ['entry.transitionRef', request.entry.transitionRef],
+    ['nextWorld.stateRoot', request.nextWorld.stateRoot],
+  ];
+}
+
+/**
+ * The named refs a commit does not carry: whether they are stored is the database's question
+ * (world-spec §9.1: every ref of an entry resolves from the ledger alone).
+ * @param carried the hashes of the objects carried (with those of earlier commits of the same
+ *   transaction, which are written first)
+ */
+export function refsToLookUp(refs: readonly NamedRef[], carried: ReadonlySet<string>): Ref[] {
+  return refs.filter(([, ref]) => !carried.has(ref)).map(([, ref]) => ref);
+}
+
+/**
+ * The refusal of a commit whose named refs are neither carried nor stored (world-spec §9.1), or
+ * null when every one resolves.
+ * @param stored ref → semantic id of the looked-up refs that are stored
+ * @returns BadRequestError `<field>: object <ref> is neither carried by the commit nor stored`
+ *   for the first that does not resolve
+ */
+export function unresolvable(
+  refs: readonly NamedRef[],
+  carried: ReadonlySet<string>,
+  stored: ReadonlyMap<string, string>,
+): BadRequestError | null {
+  for (const [field, ref] of refs) {
+    if (!carried.has(ref) && !stored.has(ref))
+      return new BadRequestError(
+        `${field}: object ${ref} is neither carried by the commit nor stored`,
+      );
+  }
+  return null;
 }
 
 /**

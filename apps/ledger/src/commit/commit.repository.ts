@@ -1,33 +1,31 @@
 /**
  * The only code that appends to the log: the commit transaction over objects, log_entries,
- * worlds, commit_objects, heads and commit_journal (DESIGN.md §2 "ledger tx", §3), and the
- * one-statement append of a lone tool commit on the head this replica last saw.
+ * worlds, commit_objects, heads, tree_nodes and commit_journal (DESIGN.md §2 "ledger tx", §3),
+ * and the one-statement append of a lone tool commit on the head this replica last saw.
  *
  * One commit = BEGIN; one read that locks the head row and joins the invocation's journal row;
- * one statement that writes objects, entry, world, membership, head and journal outcome; COMMIT.
- * The write takes the head it was given rather than re-reading it, so a group commit
- * (commit-group.ts) chains several commits on one locked head, appends each the same way and
- * moves the head with its last append only. A lone tool commit may instead be one autocommit
- * statement guarded by the expected head (appendOnHead; append.statements.ts APPEND_ON_HEAD).
- *
- * Every statement here is raw SQL of fixed text run as a named (prepared) statement through the
- * runtime's raw API (append.statements.ts says why). The column names follow db/schema.ts.
+ * one statement that writes objects, entry, world, membership, head and journal outcome; the
+ * tree's extension; COMMIT. The write takes the head it was given rather than re-reading it, so
+ * a group commit chains several commits on one locked head, appends each the same way and moves
+ * the head with its last append only. A lone tool commit may instead be one autocommit statement
+ * guarded by the expected head (appendOnHead). Every statement is built in append.statements.ts
+ * or commit.statements.ts and run as a named (prepared) statement through the runtime's raw API.
  */
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { LogEntry, Ref } from '@world/canonical';
 import { TreeStateError, type TreeState } from '@world/tlog';
 import { DATABASE, serviceLogger, type DatabaseHandle, type RawQuery } from '@world/runtime';
 import { LEDGER_SERVICE } from '../constants.js';
-import { SELECTED_HEAD, type JournalKind, type JournalState } from '../db/schema.js';
+import { SELECTED_HEAD, type JournalState } from '../db/schema.js';
 import { storedRef } from '../db/statements.js';
 import {
   APPEND_ON_HEAD,
   JOURNAL_GUARD_SQLSTATE,
+  TREE_EXTEND,
   appendOnHeadParams,
   appendParams,
   appendStatement,
-  type AppendWrite,
-  type ToolAppendWrite,
+  treeExtendParams,
 } from './append.statements.js';
 import {
   LOCK_HEAD,
@@ -37,41 +35,19 @@ import {
   STORED_OBJECTS,
   INSERT_REST_INTENT,
   DROP_REST_INTENT,
+  bindingOf,
+  headOf,
   type LockHeadRow,
+  type JournalBinding,
   type JournalRow,
   type HeadRow,
 } from './commit.statements.js';
-import { headAfter, type HeadPosition } from './chain.js';
+import { headAfter, type AppendWrite, type HeadPosition, type ToolAppendWrite } from './chain.js';
 import { LastHead } from './last-head.js';
 import { TREE_GUARD, TreeGuard } from './tree-guard.js';
-import { decodeBorder, encodeBorder, extendTree, TREE_EXTEND, treeExtendParams } from './tree.js';
-
-export type { AppendWrite, JournalWrite, ToolAppendWrite } from './append.statements.js';
+import { decodeBorder, extendTree } from './tree.js';
 
 const log = serviceLogger(LEDGER_SERVICE);
-
-/** What the journal holds for an invocation id, with the entry and world of its outcome. */
-export interface JournalBinding {
-  kind: JournalKind;
-  state: JournalState;
-  commitHash: string | null;
-  /** present when state is 'committed' */
-  outcome: {
-    entryIndex: number;
-    entryHash: Ref;
-    prevEntryHash: Ref;
-    worldRef: Ref;
-    revision: number;
-  } | null;
-}
-
-/**
- * An int8 column as a JS number: node-postgres hands int8 back as text
- * (indexes and revisions stay below 2^53).
- */
-function int8(value: unknown): number {
-  return Number(value);
-}
 
 /** The commit transaction's operations; valid only inside `CommitRepository.transaction`. */
 export class CommitTx {
@@ -193,17 +169,10 @@ export class CommitTx {
    * @throws InvalidRefError when any ref about to be written is zero or malformed
    */
   async append(write: AppendWrite, moveHead = true): Promise<boolean> {
-    const { journal } = write;
-    const params = appendParams(write);
-    const statement = appendStatement(journal?.mode ?? 'none', moveHead);
+    const statement = appendStatement(write.journal?.mode ?? 'none', moveHead);
+    const params = appendParams(statement, write);
     if (moveHead) this.moved = headAfter(write);
     this.appended.push(write.entry);
-    if (journal === null) {
-      await this.query(statement.text, params, statement.name);
-      return true;
-    }
-    params.push(journal.invocationId, journal.commitHash);
-    if (journal.mode === 'tool') params.push(journal.claimToken);
     const { rows } = await this.query(statement.text, params, statement.name);
     return rows.length === 1;
   }
@@ -234,27 +203,6 @@ export class CommitTx {
   }
 }
 
-/** A journal row as a binding, or null when there is none. */
-function bindingOf(row: JournalRow): JournalBinding | null {
-  if (row.j_invocation_id === null || row.j_kind === null || row.j_state === null) return null;
-  const outcome =
-    row.j_state === 'committed' &&
-    row.j_entry_index !== null &&
-    row.j_world_ref !== null &&
-    row.e_entry_hash !== null &&
-    row.e_prev_entry_hash !== null &&
-    row.w_revision !== null
-      ? {
-          entryIndex: int8(row.j_entry_index),
-          entryHash: storedRef(row.e_entry_hash),
-          prevEntryHash: storedRef(row.e_prev_entry_hash),
-          worldRef: storedRef(row.j_world_ref),
-          revision: int8(row.w_revision),
-        }
-      : null;
-  return { kind: row.j_kind, state: row.j_state, commitHash: row.j_commit_hash, outcome };
-}
-
 /**
  * The selected head, read without a lock.
  * @throws Error when the head row is missing (genesis was not bootstrapped)
@@ -266,15 +214,6 @@ async function selectedHead(query: RawQuery): Promise<{ head: HeadPosition; tree
     throw new Error('ledger head row is missing: genesis was not bootstrapped');
   const head = headOf(row);
   return { head, tree: decodeBorder(head.entryIndex + 1, row.tree_border) };
-}
-
-function headOf(row: HeadRow): HeadPosition {
-  return {
-    worldRef: storedRef(row.world_ref),
-    entryIndex: int8(row.entry_index),
-    entryHash: storedRef(row.entry_hash),
-    revision: int8(row.revision),
-  };
 }
 
 /**
@@ -354,10 +293,7 @@ export class CommitRepository {
     const before = this.treeAt(expected);
     if (before === null) return false;
     const extension = extendTree(before, [write.entry]);
-    const params = appendOnHeadParams(expected, write, {
-      before: encodeBorder(before),
-      extension,
-    });
+    const params = appendOnHeadParams(expected, write, { before, extension });
     let rows: unknown[];
     try {
       ({ rows } = await this.database.query(APPEND_ON_HEAD.text, params, APPEND_ON_HEAD.name));

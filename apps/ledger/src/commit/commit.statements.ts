@@ -1,8 +1,12 @@
 /**
  * The commit repository's own statements (head lock, journal reads, stored-object check, REST
- * intents) and the rows they return; the append statements are in append.statements.ts.
+ * intents), the rows they return and what those rows mean; the append statements are in
+ * append.statements.ts.
  */
+import type { Ref } from '@world/canonical';
 import type { JournalKind, JournalState } from '../db/schema.js';
+import { storedRef } from '../db/statements.js';
+import type { HeadPosition } from './chain.js';
 
 /** The head row under its lock, joined with the invocation's journal row and its outcome. */
 export const LOCK_HEAD = {
@@ -91,3 +95,57 @@ export const DROP_REST_INTENT = {
   text: `DELETE FROM ledger.commit_journal
  WHERE invocation_id = $1 AND state = 'intent' AND commit_hash = $2`,
 };
+
+/** What the journal holds for an invocation id, with the entry and world of its outcome. */
+export interface JournalBinding {
+  kind: JournalKind;
+  state: JournalState;
+  commitHash: string | null;
+  /** present when state is 'committed' */
+  outcome: {
+    entryIndex: number;
+    entryHash: Ref;
+    prevEntryHash: Ref;
+    worldRef: Ref;
+    revision: number;
+  } | null;
+}
+
+/**
+ * An int8 column as a JS number: node-postgres hands int8 back as text
+ * (indexes and revisions stay below 2^53).
+ */
+function int8(value: unknown): number {
+  return Number(value);
+}
+
+/** A journal row as a binding, or null when there is none. */
+export function bindingOf(row: JournalRow): JournalBinding | null {
+  if (row.j_invocation_id === null || row.j_kind === null || row.j_state === null) return null;
+  const outcome =
+    row.j_state === 'committed' &&
+    row.j_entry_index !== null &&
+    row.j_world_ref !== null &&
+    row.e_entry_hash !== null &&
+    row.e_prev_entry_hash !== null &&
+    row.w_revision !== null
+      ? {
+          entryIndex: int8(row.j_entry_index),
+          entryHash: storedRef(row.e_entry_hash),
+          prevEntryHash: storedRef(row.e_prev_entry_hash),
+          worldRef: storedRef(row.j_world_ref),
+          revision: int8(row.w_revision),
+        }
+      : null;
+  return { kind: row.j_kind, state: row.j_state, commitHash: row.j_commit_hash, outcome };
+}
+
+/** The head row's position. */
+export function headOf(row: HeadRow): HeadPosition {
+  return {
+    worldRef: storedRef(row.world_ref),
+    entryIndex: int8(row.entry_index),
+    entryHash: storedRef(row.entry_hash),
+    revision: int8(row.revision),
+  };
+}

@@ -4,9 +4,9 @@
  * coordinator's commit (`ledger.commit`). A REST commit names its committer and stays inside what
  * that committer owns. Pure: no I/O.
  */
-import type { Ref, WorldObject } from '@world/canonical';
+import type { WorldObject } from '@world/canonical';
 import { BadRequestError, RESERVED_SEMANTIC_IDS, type CommitAuthor } from '@world/contracts';
-import type { RestCommitRequest } from './chain.js';
+import type { NamedRef, RestCommitRequest } from './chain.js';
 
 /** A label a committer may add to its name: `episode:ep1/<label>`, `operator/<label>`. */
 const WRITER_LABEL = /^[A-Za-z0-9._-]{1,64}$/;
@@ -88,7 +88,10 @@ export function checkRestAuthorship(
  * @param stored ref → semantic id of the named refs that are stored
  * @throws BadRequestError naming the field and the semantic id
  */
-export function checkRestReferences(refs: Array<[string, Ref]>, stored: Map<string, string>): void {
+export function checkRestReferences(
+  refs: readonly NamedRef[],
+  stored: ReadonlyMap<string, string>,
+): void {
   for (const [field, ref] of refs) {
     const semanticId = stored.get(ref);
     if (semanticId !== undefined && RESERVED_SEMANTIC_IDS.has(semanticId))

@@ -1,10 +1,10 @@
 /**
- * The one law of how an append extends the log's Merkle tree (issue 12; RFC 9162 §2.1.1): the
- * leaves are the appended entries' canonical bytes (`entryBytes`, what their entry hash hashes),
- * in index order, appended to the compact range of the tree before them (@world/tlog
- * appendLeaves). Every commit path — the one-statement fast path (APPEND_ON_HEAD's tree CTE) and
- * the commit transaction (lone, group and REST: TREE_EXTEND, once per transaction) — gets its
- * rows and its new compact range from `extendTree` alone. Pure: no I/O.
+ * The one law of how an append extends the log's Merkle tree (RFC 9162 §2.1.1): the leaves are
+ * the appended entries' canonical bytes (`entryBytes`, what their entry hash hashes), in index
+ * order, appended to the compact range of the tree before them (@world/tlog appendLeaves). Every
+ * commit path — the one-statement append (APPEND_ON_HEAD's tree CTE) and the commit transaction
+ * (lone, group and REST: TREE_EXTEND, once per transaction; both in append.statements.ts) — gets
+ * its rows and its new compact range from `extendTree` alone. Pure: no I/O.
  */
 import { entryBytes, type LogEntry } from '@world/canonical';
 import {
@@ -16,8 +16,6 @@ import {
   TreeStateError,
   type TreeState,
 } from '@world/tlog';
-import { SELECTED_HEAD } from '../db/schema.js';
-import type { NamedStatement } from './append.statements.js';
 
 /** What one append writes to the tree: rows of ledger.tree_nodes and the head's new border. */
 export interface TreeExtension {
@@ -86,33 +84,4 @@ export function decodeBorder(size: number, border: Uint8Array | null): TreeState
   };
   checkTreeState(state);
   return state;
-}
-
-/**
- * The tree update of a commit transaction, once per transaction after its appends (the head has
- * already moved to the last appended entry): the new nodes, and the head's border — only if the
- * head stands on entry $5 and still holds the border $6 the extension was computed from.
- * Returns one row when it wrote, none otherwise (the caller rolls back).
- */
-export const TREE_EXTEND: NamedStatement = {
-  name: 'ledger_tree_extend',
-  text: `WITH t AS (
-  INSERT INTO ledger.tree_nodes (level, node_index, hash)
-  SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::bytea[])
-)
-UPDATE ledger.heads SET tree_border = $4::bytea
- WHERE key = '${SELECTED_HEAD}' AND entry_index = $5::bigint AND tree_border = $6::bytea
-RETURNING key`,
-};
-
-/** The parameters of TREE_EXTEND. */
-export function treeExtendParams(before: TreeState, ext: TreeExtension): unknown[] {
-  return [
-    ext.levels,
-    ext.indexes,
-    ext.hashes,
-    ext.border,
-    ext.state.size - 1,
-    encodeBorder(before),
-  ];
 }

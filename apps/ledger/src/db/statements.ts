@@ -1,17 +1,22 @@
 /**
- * Helpers shared by the repositories: the transaction type, ref validation at the write path,
- * and the execution of several writes as one statement (fewer round trips per commit).
+ * What the ledger's repositories share about statements: ref validation at the write path,
+ * parameters numbered by name, and the inserts more than one repository writes — objects
+ * (commit, registry publish, genesis) and Merkle tree nodes (commit, tree bootstrap) — each
+ * written once here. Pure: no I/O. The column names follow db/schema.ts.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { parseRef, type Ref } from '@world/canonical';
+import { parseRef, type Ref, type WorldObject } from '@world/canonical';
 import type { Database } from '@world/runtime';
-import { POSTGRES_MAX_BIND_PARAMETERS } from '../constants.js';
 
 /** A transaction handle (drizzle's PgTransaction); inside a transaction use only this. */
-export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
-
-/** Something queries run on: the database or a transaction. */
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+/** Something drizzle queries run on: the database or a transaction. */
 export type Queryable = Database | Tx;
+
+/** A named statement: PostgreSQL prepares it once per connection. */
+export interface NamedStatement {
+  name: string;
+  text: string;
+}
 
 /**
  * Validates every ref a write is about to persist (world-internals §4 and §12 incident 1: a zero
@@ -28,73 +33,123 @@ export function storedRef(value: string): Ref {
   return value as Ref;
 }
 
-/** One write and an upper bound of the bind parameters it carries. */
-export interface Write {
-  sql: SQL;
-  params: number;
-}
-
 /**
- * Splits rows into chunks that fit one statement given the parameters each row carries.
- * @param reserve parameters kept free for the other writes sharing the statement
- * @param cap the statement's bind-parameter cap (PostgreSQL's by default)
+ * The numbered parameters of a statement, by name: a statement's text names each parameter by
+ * its placeholder (`$n::type`) and its values are laid out from a record, so no offset is
+ * counted by hand.
  */
-export function chunkRows<T>(
-  rows: T[],
-  paramsPerRow: number,
-  reserve: number,
-  cap = POSTGRES_MAX_BIND_PARAMETERS,
-): T[][] {
-  const size = Math.max(1, Math.floor((cap - reserve) / paramsPerRow));
-  const chunks: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
-  return chunks;
-}
+export class Params<N extends string> {
+  private readonly numbers = new Map<N, number>();
 
-/**
- * Groups consecutive writes, in order, so each group's parameters stay within the cap (a write
- * larger than the cap gets a group of its own).
- */
-export function groupWrites<W extends { params: number }>(
-  writes: W[],
-  cap = POSTGRES_MAX_BIND_PARAMETERS,
-): W[][] {
-  const groups: W[][] = [];
-  let current: W[] = [];
-  let params = 0;
-  for (const write of writes) {
-    if (current.length > 0 && params + write.params > cap) {
-      groups.push(current);
-      current = [];
-      params = 0;
-    }
-    current.push(write);
-    params += write.params;
+  /** @param types each parameter's PostgreSQL type, in placeholder order ($1 first) */
+  constructor(private readonly types: ReadonlyArray<readonly [N, string]>) {
+    types.forEach(([name], i) => this.numbers.set(name, i + 1));
   }
-  if (current.length > 0) groups.push(current);
-  return groups;
+
+  /** The typed placeholder of a parameter: `$n::type`. */
+  $(name: N): string {
+    const n = this.numbers.get(name)!;
+    return `$${n}::${this.types[n - 1]![1]}`;
+  }
+
+  /**
+   * The values of the first `count` parameters, in placeholder order.
+   * @throws Error when one of them has no value (a caller bug)
+   */
+  values(values: Partial<Record<N, unknown>>, count = this.types.length): unknown[] {
+    return this.types.slice(0, count).map(([name]) => {
+      if (!(name in values)) throw new Error(`statement parameter ${name} has no value`);
+      return values[name];
+    });
+  }
+}
+
+/** The placeholders of five parallel arrays of objects (objectColumns). */
+export interface ObjectArrays {
+  hashes: string;
+  interfaceHashes: string;
+  semanticIds: string;
+  provenances: string;
+  payloads: string;
 }
 
 /**
- * Runs writes in order with as few statements as the bind-parameter cap allows: each group of
- * groupWrites becomes one statement whose writes but the last are data-modifying CTEs
- * (`WITH w0 AS (…), w1 AS (…) last`). Foreign keys are checked at the end of each statement, so
- * a row and the rows that reference it may share a statement.
- * @returns the rows the last write returned (its RETURNING clause), or [] when it has none
+ * The one insert of content-addressed objects, from five parallel arrays (unnest: one text for
+ * any object count, never near PostgreSQL's bind-parameter cap). An object already stored keeps
+ * its row: first provenance wins (world-spec §2.13).
+ * @param p the arrays' typed placeholders (text[] ×4, bytea[])
+ * @param gate a FROM item each row is joined with (`hd`: written only when the CTE `hd` returned
+ *   a row), or none
  */
-export async function runWrites(
-  tx: Tx,
-  writes: Write[],
-  cap = POSTGRES_MAX_BIND_PARAMETERS,
-): Promise<Record<string, unknown>[]> {
-  let rows: Record<string, unknown>[] = [];
-  for (const group of groupWrites(writes, cap)) {
-    const last = group[group.length - 1]!;
-    const ctes = group.slice(0, -1).map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w.sql})`);
-    const statement =
-      ctes.length === 0 ? last.sql : sql`WITH ${sql.join(ctes, sql`, `)} ${last.sql}`;
-    const result = (await tx.execute(statement)) as unknown as { rows: Record<string, unknown>[] };
-    rows = result.rows;
-  }
-  return rows;
+export function insertObjects(p: ObjectArrays, gate?: string): string {
+  return `INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
+  SELECT u.hash, u.interface_hash, u.semantic_id, u.provenance, u.payload
+    FROM ${gate === undefined ? '' : `${gate}, `}unnest(${p.hashes}, ${p.interfaceHashes}, ${p.semanticIds},
+      ${p.provenances}, ${p.payloads}) AS u(hash, interface_hash, semantic_id, provenance, payload)
+  ON CONFLICT DO NOTHING`;
+}
+
+/**
+ * The values of insertObjects' five arrays, every ref validated first.
+ * @param field the name of object i in an error (`objects[i]`, `object`)
+ * @throws InvalidRefError naming `<field>.hash` or `<field>.interfaceHash`
+ */
+export function objectColumns(
+  objects: readonly WorldObject[],
+  field: (i: number) => string = (i) => `objects[${i}]`,
+): Record<keyof ObjectArrays, unknown[]> {
+  objects.forEach((o, i) =>
+    assertRefs({ [`${field(i)}.hash`]: o.hash, [`${field(i)}.interfaceHash`]: o.interfaceHash }),
+  );
+  return {
+    hashes: objects.map((o) => o.hash),
+    interfaceHashes: objects.map((o) => o.interfaceHash),
+    semanticIds: objects.map((o) => o.semanticId),
+    provenances: objects.map((o) => o.provenance),
+    payloads: objects.map((o) => o.payload),
+  };
+}
+
+/** The parameters of INSERT_OBJECTS: the five arrays of objectColumns. */
+const OBJECT_PARAMS = new Params([
+  ['hashes', 'text[]'],
+  ['interfaceHashes', 'text[]'],
+  ['semanticIds', 'text[]'],
+  ['provenances', 'text[]'],
+  ['payloads', 'bytea[]'],
+] as const);
+
+/** The objects insert as a statement of its own (registry publish, genesis). */
+export const INSERT_OBJECTS = insertObjects({
+  hashes: OBJECT_PARAMS.$('hashes'),
+  interfaceHashes: OBJECT_PARAMS.$('interfaceHashes'),
+  semanticIds: OBJECT_PARAMS.$('semanticIds'),
+  provenances: OBJECT_PARAMS.$('provenances'),
+  payloads: OBJECT_PARAMS.$('payloads'),
+});
+
+/**
+ * The parameters of INSERT_OBJECTS, every ref validated first (objectColumns).
+ * @throws InvalidRefError naming `<field>.hash` or `<field>.interfaceHash`
+ */
+export function insertObjectsParams(
+  objects: readonly WorldObject[],
+  field?: (i: number) => string,
+): unknown[] {
+  return OBJECT_PARAMS.values(objectColumns(objects, field));
+}
+
+/**
+ * The one insert of Merkle tree nodes (commit/tree.ts extendTree's rows), from three parallel
+ * arrays.
+ * @param p the arrays' typed placeholders (smallint[], bigint[], bytea[])
+ * @param gate as insertObjects
+ */
+export function insertTreeNodes(
+  p: { levels: string; indexes: string; hashes: string },
+  gate?: string,
+): string {
+  return `INSERT INTO ledger.tree_nodes (level, node_index, hash)
+  SELECT u.level, u.node_index, u.hash
+    FROM ${gate === undefined ? '' : `${gate}, `}unnest(${p.levels}, ${p.indexes}, ${p.hashes}) AS u(level, node_index, hash)`;
 }

@@ -1,25 +1,29 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseRequest } from '@world/contracts';
-import { TimelineRepository } from './timeline.js';
+import { ListUnrecorded, ReadTimeline, ReadTimelineRate } from './read-timeline.js';
 
-/** The timeline index reads: `ledger.timeline`, `.unrecorded`, `.rate` (timeline.ts). */
+/** The timeline index reads: `ledger.timeline`, `.unrecorded`, `.rate` (read-timeline.ts). */
 @Controller()
 export class TimelineController {
-  constructor(private readonly repository: TimelineRepository) {}
+  constructor(
+    private readonly readTimeline: ReadTimeline,
+    private readonly readTimelineRate: ReadTimelineRate,
+    private readonly listUnrecorded: ListUnrecorded,
+  ) {}
 
   @MessagePattern('ledger.timeline')
   page(@Payload() data: unknown) {
-    return this.repository.page(parseRequest('ledger.timeline', data));
+    return this.readTimeline.execute(parseRequest('ledger.timeline', data));
   }
 
   @MessagePattern('ledger.timeline.rate')
   rate(@Payload() data: unknown) {
-    return this.repository.rate(parseRequest('ledger.timeline.rate', data));
+    return this.readTimelineRate.execute(parseRequest('ledger.timeline.rate', data));
   }
 
   @MessagePattern('ledger.timeline.unrecorded')
   unrecorded(@Payload() data: unknown) {
-    return this.repository.unrecorded(parseRequest('ledger.timeline.unrecorded', data));
+    return this.listUnrecorded.execute(parseRequest('ledger.timeline.unrecorded', data));
   }
 }

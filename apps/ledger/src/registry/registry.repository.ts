@@ -3,11 +3,17 @@
  * world-internals §3.1 epoch_registry_heads).
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { eq, ne } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Ref, WorldObject } from '@world/canonical';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
-import { objects, registryHeads } from '../db/schema.js';
-import { assertRefs, storedRef } from '../db/statements.js';
+import { registryHeads } from '../db/schema.js';
+import { INSERT_OBJECTS, insertObjectsParams, storedRef } from '../db/statements.js';
+
+/** The named head created or moved to $2; returns a row unless it already pointed there. */
+const MOVE_HEAD = `INSERT INTO ledger.registry_heads (name, head) VALUES ($1::text, $2::text)
+ON CONFLICT (name) DO UPDATE SET head = excluded.head
+ WHERE registry_heads.head <> excluded.head
+RETURNING name`;
 
 /** Named registry heads and the objects they point at. */
 @Injectable()
@@ -24,42 +30,19 @@ export class RegistryRepository {
   }
 
   /**
-   * Stores the object (first provenance wins) and points the named head at it, in one
-   * transaction.
+   * Stores the object and those it names (first provenance wins) and points the named head at
+   * it, in one transaction.
    * @returns true when the head was created or moved, false when it already pointed there
-   * @throws InvalidRefError when a ref about to be written is zero or malformed
+   * @throws InvalidRefError when a ref about to be written is zero or malformed (nothing is sent)
    */
   async publish(name: string, object: WorldObject, archived: WorldObject[] = []): Promise<boolean> {
-    assertRefs({ 'object.hash': object.hash, 'object.interfaceHash': object.interfaceHash });
-    archived.forEach((o, i) =>
-      assertRefs({
-        [`objects[${i}].hash`]: o.hash,
-        [`objects[${i}].interfaceHash`]: o.interfaceHash,
-      }),
+    const objects = insertObjectsParams([object, ...archived], (i) =>
+      i === 0 ? 'object' : `objects[${i - 1}]`,
     );
-    return this.database.db.transaction(async (tx) => {
-      await tx
-        .insert(objects)
-        .values(
-          [object, ...archived].map((o) => ({
-            hash: o.hash,
-            interfaceHash: o.interfaceHash,
-            semanticId: o.semanticId,
-            provenance: o.provenance,
-            payload: o.payload,
-          })),
-        )
-        .onConflictDoNothing();
-      const moved = await tx
-        .insert(registryHeads)
-        .values({ name, head: object.hash })
-        .onConflictDoUpdate({
-          target: registryHeads.name,
-          set: { head: object.hash },
-          setWhere: ne(registryHeads.head, object.hash),
-        })
-        .returning({ name: registryHeads.name });
-      return moved.length === 1;
+    return this.database.transaction(async (query) => {
+      await query(INSERT_OBJECTS, objects);
+      const { rows } = await query(MOVE_HEAD, [name, object.hash]);
+      return rows.length === 1;
     });
   }
 }

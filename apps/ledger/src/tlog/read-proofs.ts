@@ -3,7 +3,8 @@
  * the log has had, each from ONE read of stored nodes: the proof's nodes, the leaf (inclusion)
  * and the roots' compact ranges share one `GetNodes` call.
  */
-import { BadRequestError, type ReplyOf } from '@world/contracts';
+import { Injectable } from '@nestjs/common';
+import { BadRequestError, type ParsedRequestOf, type ReplyOf } from '@world/contracts';
 import {
   buildProof,
   consistencyPlan,
@@ -13,7 +14,7 @@ import {
   type NodeId,
   type ProofPlan,
 } from '@world/tlog';
-import type { TreeRepository } from './tree.repository.js';
+import { TreeRepository } from './tree.repository.js';
 
 const b64 = (hash: Uint8Array) => Buffer.from(hash).toString('base64');
 
@@ -55,46 +56,57 @@ function ranged<T>(build: () => T): T {
   }
 }
 
-/**
- * `ledger.tlog.inclusion`: the audit path of leaf `index` in the tree of `size` leaves, with the
- * leaf hash and the root, for any size the log has had.
- * @throws BadRequestError `leaf index I is not below tree size N`, or a size past the log's
- */
-export async function readInclusion(
-  tree: TreeRepository,
-  request: { index: number; size: number },
-): Promise<ReplyOf<'ledger.tlog.inclusion'>> {
-  const { index, size } = request;
-  const plan = ranged(() => inclusionPlan(index, size));
-  await withinLog(tree, size, 'tree size');
-  const leaf: ProofPlan = { nodes: [{ level: 0, index }], hashes: [[0]] };
-  const [hashes, [leafHash], root] = await buildAll(tree, [plan, leaf, rootPlan(size)]);
-  return {
-    index,
-    size,
-    leafHash: b64(leafHash!),
-    rootHash: rootOf(root!),
-    hashes: hashes!.map(b64),
-  };
+/** `ledger.tlog.inclusion`: the audit path of one leaf in a tree the log has had. */
+@Injectable()
+export class ReadInclusion {
+  constructor(private readonly tree: TreeRepository) {}
+
+  /**
+   * The audit path of leaf `index` in the tree of `size` leaves, with the leaf hash and the
+   * root, for any size the log has had.
+   * @throws BadRequestError `leaf index I is not below tree size N`, or a size past the log's
+   */
+  async execute(
+    request: ParsedRequestOf<'ledger.tlog.inclusion'>,
+  ): Promise<ReplyOf<'ledger.tlog.inclusion'>> {
+    const { index, size } = request;
+    const plan = ranged(() => inclusionPlan(index, size));
+    await withinLog(this.tree, size, 'tree size');
+    const leaf: ProofPlan = { nodes: [{ level: 0, index }], hashes: [[0]] };
+    const [hashes, [leafHash], root] = await buildAll(this.tree, [plan, leaf, rootPlan(size)]);
+    return {
+      index,
+      size,
+      leafHash: b64(leafHash!),
+      rootHash: rootOf(root!),
+      hashes: hashes!.map(b64),
+    };
+  }
 }
 
-/**
- * `ledger.tlog.consistency`: PROOF(from, D[to]) with the roots of both sizes.
- * @throws BadRequestError `old tree size M is larger than new tree size N`, or a size past the log's
- */
-export async function readConsistency(
-  tree: TreeRepository,
-  request: { from: number; to: number },
-): Promise<ReplyOf<'ledger.tlog.consistency'>> {
-  const { from, to } = request;
-  const plan = ranged(() => consistencyPlan(from, to));
-  await withinLog(tree, to, 'tree size');
-  const [hashes, fromRoot, toRoot] = await buildAll(tree, [plan, rootPlan(from), rootPlan(to)]);
-  return {
-    from,
-    to,
-    fromRoot: rootOf(fromRoot!),
-    toRoot: rootOf(toRoot!),
-    hashes: hashes!.map(b64),
-  };
+/** `ledger.tlog.consistency`: PROOF(from, D[to]) with the roots of both sizes. */
+@Injectable()
+export class ReadConsistency {
+  constructor(private readonly tree: TreeRepository) {}
+
+  /** @throws BadRequestError `old tree size M is larger than new tree size N`, or a size past the log's */
+  async execute(
+    request: ParsedRequestOf<'ledger.tlog.consistency'>,
+  ): Promise<ReplyOf<'ledger.tlog.consistency'>> {
+    const { from, to } = request;
+    const plan = ranged(() => consistencyPlan(from, to));
+    await withinLog(this.tree, to, 'tree size');
+    const [hashes, fromRoot, toRoot] = await buildAll(this.tree, [
+      plan,
+      rootPlan(from),
+      rootPlan(to),
+    ]);
+    return {
+      from,
+      to,
+      fromRoot: rootOf(fromRoot!),
+      toRoot: rootOf(toRoot!),
+      hashes: hashes!.map(b64),
+    };
+  }
 }

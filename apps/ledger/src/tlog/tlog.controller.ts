@@ -1,44 +1,38 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { parseRequest, type ReplyOf } from '@world/contracts';
-import { CHECKPOINT_SIGNER } from '../constants.js';
-import type { CheckpointSigner } from './checkpoint-signer.js';
-import { readConsistency, readInclusion } from './read-proofs.js';
-import { TreeRepository } from './tree.repository.js';
+import { parseRequest } from '@world/contracts';
+import { ReadCheckpoint, ReadLogKey } from './read-checkpoint.js';
+import { ReadConsistency, ReadInclusion } from './read-proofs.js';
 
 /** The transparency-log subjects: checkpoint, verifier key, inclusion and consistency proofs. */
 @Controller()
 export class TlogController {
   constructor(
-    @Inject(CHECKPOINT_SIGNER) private readonly signer: CheckpointSigner,
-    private readonly tree: TreeRepository,
+    private readonly readCheckpoint: ReadCheckpoint,
+    private readonly readLogKey: ReadLogKey,
+    private readonly readInclusion: ReadInclusion,
+    private readonly readConsistency: ReadConsistency,
   ) {}
 
   @MessagePattern('ledger.tlog.checkpoint')
-  async checkpoint(@Payload() data: unknown): Promise<ReplyOf<'ledger.tlog.checkpoint'>> {
+  checkpoint(@Payload() data: unknown) {
     parseRequest('ledger.tlog.checkpoint', data ?? {});
-    const c = await this.signer.current();
-    return {
-      note: c.note,
-      origin: c.origin,
-      size: c.size,
-      rootHash: c.rootHash.toString('base64'),
-    };
+    return this.readCheckpoint.execute();
   }
 
   @MessagePattern('ledger.tlog.key')
-  key(@Payload() data: unknown): ReplyOf<'ledger.tlog.key'> {
+  key(@Payload() data: unknown) {
     parseRequest('ledger.tlog.key', data ?? {});
-    return { vkey: this.signer.vkey, origin: this.signer.origin };
+    return this.readLogKey.execute();
   }
 
   @MessagePattern('ledger.tlog.inclusion')
   inclusion(@Payload() data: unknown) {
-    return readInclusion(this.tree, parseRequest('ledger.tlog.inclusion', data));
+    return this.readInclusion.execute(parseRequest('ledger.tlog.inclusion', data));
   }
 
   @MessagePattern('ledger.tlog.consistency')
   consistency(@Payload() data: unknown) {
-    return readConsistency(this.tree, parseRequest('ledger.tlog.consistency', data));
+    return this.readConsistency.execute(parseRequest('ledger.tlog.consistency', data));
   }
 }

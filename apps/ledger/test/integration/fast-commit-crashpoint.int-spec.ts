@@ -1,10 +1,11 @@
 /**
- * Review finding (0eb350c): commitFast fires the `inside-commit` crash point BEFORE it knows
- * whether the commit writes anything. In the commit transaction (commitPrepared) the point sits
- * after the journal check, so a resend of a committed invocation (replayed:true) or an id bound
- * to other content (DuplicateInvocationError) never reached it; the group path also fires it only
- * `if (writes.length > 0)`. With the fast path, a process started with
- * WORLD_CRASHPOINT=inside-commit now dies on a replay/duplicate that writes nothing.
+ * The `inside-commit` crash point fires only for a commit that writes. In the commit transaction
+ * (OWN_TRANSACTION) the point sits after the journal check, so a resend of a committed
+ * invocation (replayed:true) or an id bound to other content (DuplicateInvocationError) never
+ * reaches it; the shared transaction fires it only when it wrote. A one-statement commit cannot
+ * be stopped in the middle, so while the point is armed a lone commit takes the transaction
+ * (chooseStrategy) — a process started with WORLD_CRASHPOINT=inside-commit must not die on a
+ * replay that writes nothing.
  *
  * process.kill is stubbed to throw instead of killing jest.
  */
@@ -17,13 +18,11 @@ import {
   LEDGER_MIGRATIONS_TABLE,
 } from '../../src/constants.js';
 import { bootstrapGenesis } from '../../src/genesis/bootstrap-genesis.js';
-import {
-  commitAlone,
-  commitPrepared,
-  prepareCommit,
-  type CommitDeps,
-} from '../../src/commit/commit-invocation.js';
+import { CommitInvocation } from '../../src/commit/commit-invocation.js';
+import { OWN_TRANSACTION, type CommitStrategy } from '../../src/commit/commit-strategies.js';
 import { CommitRepository } from '../../src/commit/commit.repository.js';
+import { CommittedEvents } from '../../src/commit/committed-events.js';
+import { prepareCommit, type PreparedCommit } from '../../src/commit/tool-commit.js';
 import { toolCall } from '../support.js';
 
 class Crashed extends Error {}
@@ -31,10 +30,29 @@ class Crashed extends Error {}
 const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.commit'> =>
   parseRequest('ledger.commit', request);
 
+/** The use case of `ledger.commit` on `repository`, announcing nowhere. */
+const useCase = (repository: CommitRepository) =>
+  new CommitInvocation(repository, new CommittedEvents({ emit: () => undefined }));
+
+/**
+ * A lone prepared commit, the way chooseStrategy picks (or `strategy`, when given).
+ * @throws the commit's refusal
+ */
+async function commitAlone(
+  invocation: CommitInvocation,
+  prepared: PreparedCommit,
+  strategy?: CommitStrategy,
+) {
+  const [outcome] = await invocation.commitBatch([prepared], undefined, strategy);
+  if (outcome === undefined) throw new Error('no outcome');
+  if ('error' in outcome) throw outcome.error;
+  return outcome.reply;
+}
+
 describe('inside-commit crash point on a commit that writes nothing (resend)', () => {
   let database: DatabaseHandle;
   let testDb: TestDatabase;
-  let deps: CommitDeps;
+  let invocation: CommitInvocation;
   const realKill = process.kill.bind(process);
 
   beforeAll(async () => {
@@ -48,7 +66,7 @@ describe('inside-commit crash point on a commit that writes nothing (resend)', (
     await bootstrapGenesis(database);
     const repository = new CommitRepository(database);
     await repository.refreshHead();
-    deps = { repository, events: { emit: () => undefined } } as unknown as CommitDeps;
+    invocation = useCase(repository);
   });
 
   afterAll(async () => {
@@ -77,15 +95,17 @@ describe('inside-commit crash point on a commit that writes nothing (resend)', (
 
   it('the commit transaction answers a resend replayed:true without reaching the crash point', async () => {
     const call = toolCall('a2a:ep-crashpoint:t1', { n: 1 });
-    const first = await commitAlone(deps, prepareCommit(parsed(call.request)));
-    const resend = await armed(() => commitPrepared(deps, prepareCommit(parsed(call.request))));
+    const first = await commitAlone(invocation, prepareCommit(parsed(call.request)));
+    const resend = await armed(() =>
+      commitAlone(invocation, prepareCommit(parsed(call.request)), OWN_TRANSACTION),
+    );
     expect(resend).toEqual({ ...first, replayed: true });
   });
 
-  it('commitAlone (the fast path) answers a resend replayed:true without reaching the crash point', async () => {
+  it('a lone commit (the chooser) answers a resend replayed:true without reaching the crash point', async () => {
     const call = toolCall('a2a:ep-crashpoint:t2', { n: 2 });
-    const first = await commitAlone(deps, prepareCommit(parsed(call.request)));
-    const resend = await armed(() => commitAlone(deps, prepareCommit(parsed(call.request))));
+    const first = await commitAlone(invocation, prepareCommit(parsed(call.request)));
+    const resend = await armed(() => commitAlone(invocation, prepareCommit(parsed(call.request))));
     expect(resend).toEqual({ ...first, replayed: true });
   });
 });

@@ -15,17 +15,34 @@ import {
   LEDGER_MIGRATIONS_TABLE,
 } from '../../src/constants.js';
 import { bootstrapGenesis } from '../../src/genesis/bootstrap-genesis.js';
-import {
-  commitAlone,
-  commitPrepared,
-  prepareCommit,
-  type CommitDeps,
-} from '../../src/commit/commit-invocation.js';
+import { CommitInvocation } from '../../src/commit/commit-invocation.js';
+import { OWN_TRANSACTION, type CommitStrategy } from '../../src/commit/commit-strategies.js';
 import { CommitRepository } from '../../src/commit/commit.repository.js';
+import { CommittedEvents } from '../../src/commit/committed-events.js';
+import { prepareCommit, type PreparedCommit } from '../../src/commit/tool-commit.js';
 import { toolCall } from '../support.js';
 
 const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.commit'> =>
   parseRequest('ledger.commit', request);
+
+/** The use case of `ledger.commit` on `repository`, announcing nowhere. */
+const useCase = (repository: CommitRepository) =>
+  new CommitInvocation(repository, new CommittedEvents({ emit: () => undefined }));
+
+/**
+ * A lone prepared commit, the way chooseStrategy picks (or `strategy`, when given).
+ * @throws the commit's refusal
+ */
+async function commitAlone(
+  invocation: CommitInvocation,
+  prepared: PreparedCommit,
+  strategy?: CommitStrategy,
+) {
+  const [outcome] = await invocation.commitBatch([prepared], undefined, strategy);
+  if (outcome === undefined) throw new Error('no outcome');
+  if ('error' in outcome) throw outcome.error;
+  return outcome.reply;
+}
 
 describe('a ledger killed while its commit waits on the head row lock (PostgreSQL)', () => {
   let tdb: TestDatabase;
@@ -52,7 +69,7 @@ describe('a ledger killed while its commit waits on the head row lock (PostgreSQ
 
   /** Runs `attempt` as a warm ledger replica that dies while it waits on the head row. */
   async function killedWhileWaiting(
-    attempt: (deps: CommitDeps) => Promise<unknown>,
+    attempt: (invocation: CommitInvocation) => Promise<unknown>,
   ): Promise<void> {
     await killWhileWaitingOnLock({
       url: tdb.url,
@@ -62,8 +79,7 @@ describe('a ledger killed while its commit waits on the head row lock (PostgreSQ
       attempt: async (runner) => {
         const repository = new CommitRepository(runner as unknown as DatabaseHandle);
         await repository.refreshHead();
-        const deps = { repository, events: { emit: () => undefined } } as unknown as CommitDeps;
-        return attempt(deps);
+        return attempt(useCase(repository));
       },
     });
   }
@@ -71,14 +87,18 @@ describe('a ledger killed while its commit waits on the head row lock (PostgreSQ
   it('the commit transaction leaves nothing', async () => {
     const before = await entries();
     const call = toolCall('a2a:ep-orphan:tx', { n: 1 });
-    await killedWhileWaiting((deps) => commitPrepared(deps, prepareCommit(parsed(call.request))));
+    await killedWhileWaiting((invocation) =>
+      commitAlone(invocation, prepareCommit(parsed(call.request)), OWN_TRANSACTION),
+    );
     expect(await entries()).toBe(before);
   });
 
   it('the one-statement commit leaves nothing', async () => {
     const before = await entries();
     const call = toolCall('a2a:ep-orphan:fast', { n: 2 });
-    await killedWhileWaiting((deps) => commitAlone(deps, prepareCommit(parsed(call.request))));
+    await killedWhileWaiting((invocation) =>
+      commitAlone(invocation, prepareCommit(parsed(call.request))),
+    );
     expect(await entries()).toBe(before);
   });
 });

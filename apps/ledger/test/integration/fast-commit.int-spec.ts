@@ -1,8 +1,8 @@
 /**
- * The one-statement commit of a lone tool call (commit-fast.ts, append.statements.ts
- * APPEND_ON_HEAD): the same rows, replies and events as the commit transaction in one round
- * trip, a fallback whenever the replica's last head is stale or the journal must be looked at,
- * and all or nothing.
+ * The strategies of a tool commit (commit-strategies.ts): every one writes the same rows,
+ * replies and events; the one-statement commit of a lone tool call (append.statements.ts
+ * APPEND_ON_HEAD) does it in one round trip, falls back whenever the replica's last head is stale
+ * or the journal must be looked at, and is all or nothing.
  */
 import pg from 'pg';
 import { entryHash, refOf, worldRef, type LogEntry, type Ref } from '@world/canonical';
@@ -28,14 +28,23 @@ import {
   headAfter,
   type HeadPosition,
 } from '../../src/commit/chain.js';
+import type { ToolAppendWrite } from '../../src/commit/chain.js';
+import { CommitInvocation } from '../../src/commit/commit-invocation.js';
+import { CommitRest } from '../../src/commit/commit-rest.js';
 import {
-  commitAlone,
-  commitPrepared,
+  ONE_STATEMENT,
+  OWN_TRANSACTION,
+  SHARED_TRANSACTION,
+  type CommitStrategy,
+  type Outcome,
+} from '../../src/commit/commit-strategies.js';
+import { CommitRepository } from '../../src/commit/commit.repository.js';
+import { CommittedEvents } from '../../src/commit/committed-events.js';
+import {
+  decideToolCommit,
   prepareCommit,
-  type CommitDeps,
-} from '../../src/commit/commit-invocation.js';
-import { commitRest } from '../../src/commit/commit-rest.js';
-import { CommitRepository, type ToolAppendWrite } from '../../src/commit/commit.repository.js';
+  type PreparedCommit,
+} from '../../src/commit/tool-commit.js';
 import { JournalRepository } from '../../src/journal/journal.repository.js';
 import { MODES, restCommit, toolCall, type ModeSetup, type ToolCall } from '../support.js';
 
@@ -91,7 +100,8 @@ interface Counts {
 /** A ledger replica's commit side over a handle that counts its statements. */
 interface Replica {
   repository: CommitRepository;
-  deps: CommitDeps;
+  invocation: CommitInvocation;
+  rest: CommitRest;
   events: Committed[];
   counts: Counts;
 }
@@ -134,19 +144,35 @@ function replica(database: DatabaseHandle): Replica {
   }
   const repository = new CountingRepository(handle);
   const events: Committed[] = [];
-  const deps = {
+  const announced = new CommittedEvents({
+    emit: (_subject: string, event: Committed) => events.push(event),
+  } as never);
+  return {
     repository,
-    events: { emit: (_subject: string, event: Committed) => events.push(event) },
-  } as CommitDeps;
-  return { repository, deps, events, counts };
+    invocation: new CommitInvocation(repository, announced),
+    rest: new CommitRest(repository, announced),
+    events,
+    counts,
+  };
 }
 
 const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.commit'> =>
   parseRequest('ledger.commit', request);
 
-/** A lone `ledger.commit` as the controller commits it without a group. */
+/** The reply of a commit's outcome, or its error thrown. */
+function replyOf(outcome: Outcome | undefined): Reply {
+  if (outcome === undefined) throw new Error('no outcome');
+  if ('error' in outcome) throw outcome.error;
+  return outcome.reply;
+}
+
+/** A lone prepared commit, the way chooseStrategy picks (or `strategy`, when given). */
+const commitAlone = async (r: Replica, prepared: PreparedCommit, strategy?: CommitStrategy) =>
+  replyOf((await r.invocation.commitBatch([prepared], undefined, strategy))[0]);
+
+/** A lone `ledger.commit` as the controller commits it (chooseStrategy picks the way). */
 const commit = (r: Replica, call: ToolCall | RequestOf<'ledger.commit'>) =>
-  commitAlone(r.deps, prepareCommit(parsed('request' in call ? call.request : call)));
+  commitAlone(r, prepareCommit(parsed('request' in call ? call.request : call)));
 
 /** The replies of `calls` committed in order on `head` (chainToolCommit). */
 function chainedReplies(head: HeadPosition, calls: ToolCall[]): Reply[] {
@@ -162,19 +188,11 @@ function withToken(call: ToolCall, claimToken = SAME_TOKEN): ToolCall {
   return { ...call, request: { ...call.request, claimToken } };
 }
 
-/** A tool commit's write chained on `head`, as commitFast builds it. */
+/** A tool commit's write chained on `head`, as decideToolCommit decides it. */
 function writeOn(head: HeadPosition, call: ToolCall): ToolAppendWrite {
-  const prepared = prepareCommit(parsed(call.request));
-  return {
-    objects: prepared.carried,
-    ...chainToolCommit(head, prepared.request),
-    journal: {
-      mode: 'tool',
-      invocationId: prepared.invocationId,
-      commitHash: prepared.commitHash,
-      claimToken: prepared.request.claimToken ?? null,
-    },
-  };
+  const decision = decideToolCommit(prepareCommit(parsed(call.request)), { head, journal: null });
+  if (decision.kind !== 'append') throw new Error(`expected an append, got ${decision.kind}`);
+  return decision.write;
 }
 
 /** Migrates schema `ledger` and writes the genesis, as startLedger does. */
@@ -316,16 +334,18 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     await mode?.teardown();
   });
 
-  it('commits lone calls on a warm replica in one round trip each, with the same rows, replies and events as the commit transaction', async () => {
-    // The fast side runs on this file's database, still at genesis (first test; asserted
-    // below), the transaction side on a fresh twin database.
+  it('writes the same rows, replies and events whichever strategy commits the calls: one statement each on a warm replica, a transaction each, or one shared transaction', async () => {
+    // The one-statement side runs on this file's database, still at genesis (first test;
+    // asserted below), the own and shared transaction sides on fresh twin databases.
     const fastDb = database;
     const txDb = await mode.another();
     await prepareLedger(txDb);
+    const sharedDb = await mode.another();
+    await prepareLedger(sharedDb);
     const claimed = withToken(toolCall('a2a:ep-same:claimed', { claimed: 1 }, { answer: 42 }));
     // Ended by its first attempt, then reclaimed by a resend: the resend's claim binds.
     const ended = withToken(toolCall('a2a:ep-same:ended', { ended: 1 }, { answer: 'late' }));
-    for (const db of [fastDb, txDb]) {
+    for (const db of [fastDb, txDb, sharedDb]) {
       await claimWithSameToken(db, claimed.request.invocationId);
       await claimWithSameToken(db, ended.request.invocationId);
       await new JournalRepository(db).end(ended.request.invocationId, 'uncertain');
@@ -341,12 +361,23 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
 
     const fast = replica(fastDb);
     const slow = replica(txDb);
+    const shared = replica(sharedDb);
     await expect(fast.repository.refreshHead()).resolves.toEqual(GENESIS_HEAD);
     const fastReplies: Reply[] = [];
-    for (const call of calls) fastReplies.push(await commit(fast, call));
+    for (const call of calls)
+      fastReplies.push(await commitAlone(fast, prepareCommit(parsed(call.request)), ONE_STATEMENT));
     const slowReplies: Reply[] = [];
     for (const call of calls)
-      slowReplies.push(await commitPrepared(slow.deps, prepareCommit(parsed(call.request))));
+      slowReplies.push(
+        await commitAlone(slow, prepareCommit(parsed(call.request)), OWN_TRANSACTION),
+      );
+    const sharedReplies = (
+      await shared.invocation.commitBatch(
+        calls.map((call) => prepareCommit(parsed(call.request))),
+        undefined,
+        SHARED_TRANSACTION,
+      )
+    ).map(replyOf);
 
     expect(fastReplies).toEqual(chainedReplies(GENESIS_HEAD, calls));
     expect(fastReplies.map((r) => [r.entryIndex, r.revision, r.replayed])).toEqual([
@@ -357,6 +388,7 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     ]);
     expect(fastReplies[0]!.prevEntryHash).toBe(G.entry.entryHash);
     expect(slowReplies).toEqual(fastReplies);
+    expect(sharedReplies).toEqual(fastReplies);
     const announced = fastReplies.map((r, i) => ({
       entryIndex: r.entryIndex,
       entryHash: r.entryHash,
@@ -366,9 +398,11 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     }));
     expect(fast.events).toEqual(announced);
     expect(slow.events).toEqual(announced);
+    expect(shared.events).toEqual(announced);
 
     // Every row of every table is the same as the transaction wrote.
     expect(await dump(fastDb)).toEqual(await dump(txDb));
+    expect(await dump(sharedDb)).toEqual(await dump(txDb));
     const [first] = await entriesAfter(fastDb, 0);
     expect(first).toEqual({
       entry_index: 1,
@@ -428,6 +462,14 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
       fastLanded: 0,
     });
     expect(roundTrips(slow.counts)).toBe(5 * calls.length);
+    // One transaction for all: lockHead, the journal rows, one append each, the tree's extension.
+    expect(shared.counts).toEqual({
+      statements: 3 + calls.length,
+      statementErrors: 0,
+      transactions: 1,
+      fastSent: 0,
+      fastLanded: 0,
+    });
   });
 
   it('falls back to the transaction when another writer moved the head (a second replica, a REST commit), with no gap and no duplicate', async () => {
@@ -446,7 +488,7 @@ describe.each(MODES)('one-statement commit of a lone tool call over %s', (_mode,
     const r4 = await commit(a, call(4)); // the fallback refreshed a's head: one statement
     expect(a.counts).toMatchObject({ fastSent: 3, fastLanded: 2, transactions: 1 });
     const rest = restCommit(await headRow(database), 'fast-stale-rest');
-    await expect(commitRest(b.deps, parseRequest('ledger.restCommit', rest))).resolves.toEqual({
+    await expect(b.rest.execute(parseRequest('ledger.restCommit', rest))).resolves.toEqual({
       selectedHead: rest.nextWorld.ref,
     });
     const r5 = await commit(a, call(5)); // the REST commit moved the head: falls back
@@ -755,7 +797,7 @@ describe('one-statement commit on PostgreSQL beside concurrent writers', () => {
     ).toEqual([]);
 
     // The transaction path answers the id as used for different content.
-    const outcome = await commitAlone(r.deps, prepared).catch((err: unknown) => err);
+    const outcome = await commitAlone(r, prepared).catch((err: unknown) => err);
     expect(outcome).toBeInstanceOf(DuplicateInvocationError);
     expect(r.counts).toMatchObject({
       fastSent: 2,

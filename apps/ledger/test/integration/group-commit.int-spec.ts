@@ -9,19 +9,12 @@ import {
 } from '@world/contracts';
 import { connectRpc, type RpcClient, type RunningService } from '@world/runtime';
 import { startLedger } from '../../src/index.js';
-import { CommitGroup } from '../../src/commit/commit-group.js';
-import {
-  commitInvocation,
-  commitPrepared,
-  prepareCommit,
-  type CommitDeps,
-} from '../../src/commit/commit-invocation.js';
-import {
-  CommitRepository,
-  type CommitTx,
-  type ToolAppendWrite,
-} from '../../src/commit/commit.repository.js';
-import type { HeadPosition } from '../../src/commit/chain.js';
+import type { HeadPosition, ToolAppendWrite } from '../../src/commit/chain.js';
+import { CommitInvocation } from '../../src/commit/commit-invocation.js';
+import { OWN_TRANSACTION } from '../../src/commit/commit-strategies.js';
+import { CommitRepository, type CommitTx } from '../../src/commit/commit.repository.js';
+import { CommittedEvents } from '../../src/commit/committed-events.js';
+import { prepareCommit } from '../../src/commit/tool-commit.js';
 import { MODES, RPC_TIMEOUT_MS, toolCall, type ModeSetup } from '../support.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };
@@ -46,11 +39,24 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
   /** transactions the group ran, and whether the next one fails after its work */
   let transactions: number;
   let failNext: boolean;
-  /** one-statement commits sent (commit-fast.ts), and those that landed */
+  /** one-statement commits sent (commit-strategies.ts ONE_STATEMENT), and those that landed */
   let fastSent: number;
   let fastLanded: number;
   let events: Array<RequestOf<'ledger.committed'>>;
-  let deps: CommitDeps;
+  let announced: CommittedEvents;
+
+  /** A fresh use case: its own queue, on the counting repository. */
+  const useCase = () => new CommitInvocation(repository, announced);
+  /** A commit in its own transaction, as a failed group commits each member. */
+  const commitOwn = async (invocation: CommitInvocation, request: RequestOf<'ledger.commit'>) => {
+    const [outcome] = await invocation.commitBatch(
+      [prepareCommit(parsed(request))],
+      undefined,
+      OWN_TRANSACTION,
+    );
+    if (outcome === undefined || 'error' in outcome) throw new Error('the commit was refused');
+    return outcome.reply;
+  };
 
   const headIndex = async () => (await client.request('ledger.head', {}, opts)).entryIndex!;
 
@@ -93,12 +99,9 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     fastSent = 0;
     fastLanded = 0;
     events = [];
-    deps = {
-      repository,
-      events: {
-        emit: (_subject: string, event: RequestOf<'ledger.committed'>) => events.push(event),
-      },
-    } as CommitDeps;
+    announced = new CommittedEvents({
+      emit: (_subject: string, event: RequestOf<'ledger.committed'>) => events.push(event),
+    } as never);
   });
 
   afterAll(async () => {
@@ -108,12 +111,10 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
   });
 
   it('commits the calls that wait behind an append in one transaction, each with its own entry, world, journal row and event', async () => {
-    const group = new CommitGroup(deps);
+    const group = useCase();
     const start = await headIndex();
     const calls = Array.from({ length: 6 }, (_, i) => toolCall(`mcp:ep-group:t${i}`, { g: i }));
-    const replies = await Promise.all(
-      calls.map((c) => commitInvocation(deps, parsed(c.request), group)),
-    );
+    const replies = await Promise.all(calls.map((c) => group.execute(parsed(c.request))));
     // The first commits alone (in a transaction: this replica has seen no head yet); the five
     // that arrived meanwhile share the next transaction.
     expect(transactions).toBe(2);
@@ -166,11 +167,11 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
   });
 
   it('answers each member of a group on its own: a refusal or a resend leaves the others committed', async () => {
-    const group = new CommitGroup(deps);
+    const group = useCase();
     const used = toolCall('mcp:ep-gmix:used', { used: 1 });
-    await commitPrepared(deps, prepareCommit(parsed(used.request)));
+    await commitOwn(group, used.request);
     const done = toolCall('mcp:ep-gmix:done', { done: 1 });
-    const first = await commitPrepared(deps, prepareCommit(parsed(done.request)));
+    const first = await commitOwn(group, done.request);
     const start = await headIndex();
     transactions = 0;
     fastSent = 0;
@@ -190,7 +191,7 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
         other.request,
         done.request,
         { ...leaning.request, objects: [leaning.request.objects[0]!, leaning.request.objects[2]!] },
-      ].map((request) => settle(commitInvocation(deps, parsed(request), group))),
+      ].map((request) => settle(group.execute(parsed(request)))),
     );
     // The lead commits alone in one statement on the head seen; the rest share a transaction.
     expect(fastSent).toBe(1);
@@ -235,14 +236,12 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
   it('answers a resend sent while its first commit is pending with that answer, sending nothing of its own', async () => {
     // A planner retries a commit that did not answer in time (issue 14 fault 1): the retry must
     // not queue a second transaction behind the same lock.
-    const group = new CommitGroup(deps);
+    const group = useCase();
     const start = await headIndex();
     const lead = toolCall('mcp:ep-gresend:lead', { lead: 1 });
     const call = toolCall('mcp:ep-gresend:t1', { resend: 1 });
     const [, firstOut, againOut] = await Promise.all(
-      [lead.request, call.request, call.request].map((r) =>
-        settle(commitInvocation(deps, parsed(r), group)),
-      ),
+      [lead.request, call.request, call.request].map((r) => settle(group.execute(parsed(r)))),
     );
     const first = (firstOut as { reply: Reply }).reply;
     expect(first).toMatchObject({ entryIndex: start + 2, replayed: false });
@@ -252,7 +251,7 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
     expect(fastLanded).toBe(2);
     expect(transactions).toBe(0);
     // Once answered, a resend is a commit of its own again: its transaction replays it.
-    await expect(commitInvocation(deps, parsed(call.request), group)).resolves.toEqual({
+    await expect(group.execute(parsed(call.request))).resolves.toEqual({
       ...first,
       replayed: true,
     });
@@ -261,20 +260,20 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
   });
 
   it('commits the members one by one when the group transaction fails, leaving nothing of it', async () => {
-    const group = new CommitGroup(deps);
+    const group = useCase();
     const start = await headIndex();
     const calls = Array.from({ length: 4 }, (_, i) => toolCall(`mcp:ep-gfail:t${i}`, { f: i }));
     const missing = toolCall('mcp:ep-gfail:missing', { missing: 1 }, { never: 'stored' });
     // The lead commits alone (in one statement, sent at once); the group after it is rolled back
     // after it wrote.
-    const lead = commitInvocation(deps, parsed(calls[0]!.request), group);
+    const lead = group.execute(parsed(calls[0]!.request));
     failNext = true;
     const rest = [
       calls[1]!.request,
       { ...missing.request, objects: [missing.request.objects[0]!, missing.request.objects[2]!] },
       calls[2]!.request,
       calls[3]!.request,
-    ].map((request) => settle(commitInvocation(deps, parsed(request), group)));
+    ].map((request) => settle(group.execute(parsed(request))));
     await lead;
     const outcomes = await Promise.all(rest);
     // the failed group + one transaction per member (the lead took one statement)

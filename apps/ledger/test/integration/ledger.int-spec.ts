@@ -34,7 +34,6 @@ import {
   objects as objectsTable,
   registryHeads,
 } from '../../src/db/schema.js';
-import { runWrites } from '../../src/db/statements.js';
 import {
   MODES,
   RPC_TIMEOUT_MS,
@@ -973,29 +972,6 @@ describe.each(MODES)('ledger over %s', (_mode, setupMode) => {
         .from(objectsTable)
         .where(eq(objectsTable.hash, v.hash));
       expect(stored!.n).toBe(0);
-    });
-  });
-
-  describe('storage', () => {
-    it('splits writes over the bind-parameter cap into ordered statements of one transaction', async () => {
-      const names = ['test/split/a', 'test/split/b', 'test/split/c'];
-      await mode.database.db.transaction(async (tx) => {
-        const writes = names.map((name) => ({
-          sql: tx
-            .insert(registryHeads)
-            .values({ name, head: refOf(name) })
-            .getSQL(),
-          params: 2,
-        }));
-        // A cap of 4 parameters: [a, b] as one statement, then [c].
-        await runWrites(tx, writes, 4);
-      });
-      const rows = await mode.database.db
-        .select()
-        .from(registryHeads)
-        .where(sql`${registryHeads.name} LIKE 'test/split/%'`)
-        .orderBy(registryHeads.name);
-      expect(rows).toEqual(names.map((name) => ({ name, head: refOf(name) })));
     });
   });
 });
