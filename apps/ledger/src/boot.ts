@@ -61,9 +61,9 @@ const REPLICA_SUFFIX_BYTES = 3;
  * LEDGER_LOCK_KEY), creates the genesis world on a fresh database (once across replicas,
  * DESIGN.md §7.3), connects the RPC client that emits `ledger.committed`, and serves every
  * `ledger.*` subject in queue group `ledger`; `world_ledger_head_index` and the head the first
- * lone commit chains on (commit-strategies.ts ONE_STATEMENT) start at the head read. Then, in the background, the
- * start-up integrity scan (integrity/scan-ledger.ts) checks entries and objects newest first;
- * its report is the `integrity.ledger` of `/readyz`.
+ * lone commit chains on (commit-strategies.ts ONE_STATEMENT) start at the head read. Then, in
+ * the background, the start-up integrity scan (integrity/scan-ledger.ts) checks entries and
+ * objects newest first; its report is the `integrity.ledger` of `/readyz`.
  * @returns the running replica; close() stops taking requests, lets those in flight finish
  *   (SHUTDOWN_DRAIN_MS), waits for the scan (bounded by its budget) and disconnects (the
  *   database stays open)
@@ -103,7 +103,7 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningL
       transport,
       { replica },
     );
-    // Seeds the head the first lone commit chains on (commit-strategies.ts ONE_STATEMENT) and the head metric.
+    // Seeds the head the first lone commit chains on (ONE_STATEMENT) and the head metric.
     const head = await app.get(CommitRepository).refreshHead();
     observeHead(replica, head.entryIndex);
   } catch (err) {

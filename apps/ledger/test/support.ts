@@ -30,8 +30,8 @@ export interface ModeSetup {
 }
 
 /**
- * The run mode the integration suites cover: PostgreSQL + NATS, once (issue 13: embedded World
- * runs on PostgreSQL too; its in-process bus is covered by apps/cli's e2e suites).
+ * The run mode the integration suites cover: PostgreSQL + NATS, once (embedded World runs on
+ * PostgreSQL too; its in-process bus is covered by apps/cli's e2e suites).
  */
 export const MODES: Array<[string, () => Promise<ModeSetup>]> = [
   [

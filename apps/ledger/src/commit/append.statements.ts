@@ -19,6 +19,7 @@ import {
   assertRefs,
   insertObjects,
   insertTreeNodes,
+  joined,
   objectColumns,
   type NamedStatement,
 } from '../db/statements.js';
@@ -63,14 +64,6 @@ const APPEND_PARAMS = new Params([
 type AppendParam = Parameters<typeof APPEND_PARAMS.$>[0];
 const $ = (name: AppendParam) => APPEND_PARAMS.$(name);
 
-/** How many leading parameters each journal mode uses (none: objects, entry and world). */
-const PARAMS_USED: Record<'none' | JournalWrite['mode'] | 'onHead', number> = {
-  none: 17,
-  rest: 19,
-  tool: 20,
-  onHead: 28,
-};
-
 /** `FROM hd` when the writes are gated on the head move, else nothing. */
 const from = (gate: string | undefined) => (gate === undefined ? '' : ` FROM ${gate}`);
 
@@ -98,7 +91,8 @@ function appendWrites(gate?: string): string[] {
   INSERT INTO ledger.log_entries (entry_index, entry_hash, semantics_epoch, transition_fn,
     interpreter, prev_entry_hash, written_by, transition_ref)
   SELECT ${$('entryIndex')}, ${$('entryHash')}, ${$('semanticsEpoch')}, ${$('transitionFn')},
-    ${$('interpreter')}, ${$('prevEntryHash')}, ${$('writtenBy')}, ${$('transitionRef')}${from(gate)}
+    ${$('interpreter')}, ${$('prevEntryHash')}, ${$('writtenBy')},
+    ${$('transitionRef')}${from(gate)}
 )`,
     `w AS (
   INSERT INTO ledger.worlds (ref, revision, state_root, log_head)
@@ -108,7 +102,7 @@ function appendWrites(gate?: string): string[] {
     `m AS (
   INSERT INTO ledger.commit_objects (object_ref, entry_index)
   SELECT carried.object_ref, ${$('entryIndex')}
-    FROM ${gate === undefined ? '' : `${gate}, `}unnest(${$('objectHashes')}) AS carried(object_ref)
+    FROM ${joined(gate)}unnest(${$('objectHashes')}) AS carried(object_ref)
 )`,
   ];
 }
@@ -158,6 +152,11 @@ export interface AppendStatement extends NamedStatement {
   params: number;
 }
 
+/** An append statement of this text, taking the leading parameters it names. */
+function built(name: string, text: string): AppendStatement {
+  return { name, text, params: APPEND_PARAMS.countIn(text) };
+}
+
 /** The transaction's append statements built so far, by variant. */
 const APPEND_STATEMENTS = new Map<string, AppendStatement>();
 
@@ -181,11 +180,7 @@ export function appendStatement(
   UPDATE ledger.heads SET ${HEAD_MOVE} WHERE key = '${SELECTED_HEAD}'
 )`);
     const last = mode === 'none' ? 'SELECT 1' : journalOutcome(mode);
-    statement = {
-      name: `ledger_commit_append_${key}`,
-      text: `WITH ${ctes.join(', ')}\n${last}`,
-      params: PARAMS_USED[mode],
-    };
+    statement = built(`ledger_commit_append_${key}`, `WITH ${ctes.join(', ')}\n${last}`);
     APPEND_STATEMENTS.set(key, statement);
   }
   return statement;
@@ -214,9 +209,9 @@ export function appendStatement(
  *
  * Returns one row (the new entry index) when the commit landed, none when nothing was written.
  */
-export const APPEND_ON_HEAD: AppendStatement = {
-  name: 'ledger_commit_append_on_head',
-  text: `WITH hd AS (
+export const APPEND_ON_HEAD = built(
+  'ledger_commit_append_on_head',
+  `WITH hd AS (
   UPDATE ledger.heads
      SET ${HEAD_MOVE}, tree_border = ${$('treeBorder')}
    WHERE key = '${SELECTED_HEAD}'
@@ -227,13 +222,15 @@ export const APPEND_ON_HEAD: AppendStatement = {
         WHERE cj.invocation_id = ${$('invocationId')} AND NOT ${toolBindable('cj')})
   RETURNING entry_index
 ), ${appendWrites('hd').join(', ')}, tn AS (
-  ${insertTreeNodes({ levels: $('treeLevels'), indexes: $('treeIndexes'), hashes: $('treeHashes') }, 'hd')}
+  ${insertTreeNodes(
+    { levels: $('treeLevels'), indexes: $('treeIndexes'), hashes: $('treeHashes') },
+    'hd',
+  )}
 ), jo AS (
   ${journalOutcome('tool', 'hd')}
 )
 SELECT hd.entry_index / (SELECT count(*) FROM jo) AS entry_index FROM hd`,
-  params: PARAMS_USED.onHead,
-};
+);
 
 /** PostgreSQL's SQLSTATE for division_by_zero: APPEND_ON_HEAD's journal guard fired. */
 export const JOURNAL_GUARD_SQLSTATE = '22012';
@@ -331,7 +328,11 @@ const TREE_PARAMS = new Params([
 export const TREE_EXTEND: NamedStatement = {
   name: 'ledger_tree_extend',
   text: `WITH t AS (
-  ${insertTreeNodes({ levels: TREE_PARAMS.$('levels'), indexes: TREE_PARAMS.$('indexes'), hashes: TREE_PARAMS.$('hashes') })}
+  ${insertTreeNodes({
+    levels: TREE_PARAMS.$('levels'),
+    indexes: TREE_PARAMS.$('indexes'),
+    hashes: TREE_PARAMS.$('hashes'),
+  })}
 )
 UPDATE ledger.heads SET tree_border = ${TREE_PARAMS.$('border')}
  WHERE key = '${SELECTED_HEAD}' AND entry_index = ${TREE_PARAMS.$('headIndex')}

@@ -90,8 +90,8 @@ export class CommitQueue {
   }
 
   /**
-   * The next batch: waiting commits in arrival order, at most GROUP_COMMIT_MAX, one per invocation id (a
-   * resend waits for the next batch, where it finds its first commit journaled).
+   * The next batch: waiting commits in arrival order, at most GROUP_COMMIT_MAX, one per
+   * invocation id (a resend waits for the next batch, where it finds its first commit journaled).
    */
   private take(): Waiting[] {
     const batch: Waiting[] = [];

@@ -1,7 +1,8 @@
 /**
- * The ledger's refusal to append once its log no longer extends the tree it signed (issue 12
- * "never two inconsistent checkpoints for one key"). Every append computes its tree from the
- * head's stored compact range, so the ledger itself only ever extends the tree; what can break
+ * The ledger's refusal to append once its log no longer extends the tree it signed (a log key
+ * never signs two inconsistent checkpoints: C2SP tlog-checkpoint). Every append computes its
+ * tree from the head's stored compact range, so the ledger itself only ever extends it; what can
+ * break
  * the law is a write from outside (a rewritten suffix, a changed tree row). The checkpoint signer
  * checks, before it signs a size, that the stored tree at that size extends the last signed
  * checkpoint (a consistency proof from the stored nodes); when it does not, it trips this guard

@@ -29,7 +29,7 @@ export interface TreeExtension {
   state: TreeState;
 }
 
-/** The leaf hash of a log entry: leafHash(entryBytes) (RFC 9162 §2.1.1; issue 12 "The tree"). */
+/** The leaf hash of a log entry: leafHash(entryBytes) (RFC 9162 §2.1.1). */
 export function entryLeafHash(entry: LogEntry): Buffer {
   return leafHash(entryBytes(entry.header, entry.transitionRef));
 }

@@ -196,7 +196,7 @@ export const registryHeads = ledgerSchema.table('registry_heads', {
 });
 
 /**
- * The log's RFC 9162 Merkle tree (issue 12): every perfect subtree (level, node_index) covering
+ * The log's RFC 9162 Merkle tree: every perfect subtree (level, node_index) covering
  * leaves [node_index·2^level, (node_index+1)·2^level), written once in the transaction of the
  * entry that completes it (@world/tlog README "Storage model"). Leaf = leafHash(entryBytes).
  */

@@ -53,6 +53,19 @@ export class Params<N extends string> {
   }
 
   /**
+   * How many leading parameters `text` takes: the highest it names. PostgreSQL cannot type a
+   * parameter a statement does not name, so the named ones must be exactly $1…$n.
+   * @throws Error when `text` skips one (a statement bug)
+   */
+  countIn(text: string): number {
+    const named = new Set([...text.matchAll(/\$(\d+)::/g)].map((m) => Number(m[1])));
+    const count = Math.max(0, ...named);
+    for (let n = 1; n <= count; n++)
+      if (!named.has(n)) throw new Error(`statement names $${count} but not $${n}`);
+    return count;
+  }
+
+  /**
    * The values of the first `count` parameters, in placeholder order.
    * @throws Error when one of them has no value (a caller bug)
    */
@@ -62,6 +75,11 @@ export class Params<N extends string> {
       return values[name];
     });
   }
+}
+
+/** The start of a FROM list joined with `gate` (`hd, `), or nothing without one. */
+export function joined(gate: string | undefined): string {
+  return gate === undefined ? '' : `${gate}, `;
 }
 
 /** The placeholders of five parallel arrays of objects (objectColumns). */
@@ -82,10 +100,11 @@ export interface ObjectArrays {
  *   a row), or none
  */
 export function insertObjects(p: ObjectArrays, gate?: string): string {
+  const arrays = [p.hashes, p.interfaceHashes, p.semanticIds, p.provenances, p.payloads];
   return `INSERT INTO ledger.objects (hash, interface_hash, semantic_id, provenance, payload)
   SELECT u.hash, u.interface_hash, u.semantic_id, u.provenance, u.payload
-    FROM ${gate === undefined ? '' : `${gate}, `}unnest(${p.hashes}, ${p.interfaceHashes}, ${p.semanticIds},
-      ${p.provenances}, ${p.payloads}) AS u(hash, interface_hash, semantic_id, provenance, payload)
+    FROM ${joined(gate)}unnest(${arrays.join(', ')})
+      AS u(hash, interface_hash, semantic_id, provenance, payload)
   ON CONFLICT DO NOTHING`;
 }
 
@@ -151,5 +170,6 @@ export function insertTreeNodes(
 ): string {
   return `INSERT INTO ledger.tree_nodes (level, node_index, hash)
   SELECT u.level, u.node_index, u.hash
-    FROM ${gate === undefined ? '' : `${gate}, `}unnest(${p.levels}, ${p.indexes}, ${p.hashes}) AS u(level, node_index, hash)`;
+    FROM ${joined(gate)}unnest(${p.levels}, ${p.indexes}, ${p.hashes})
+      AS u(level, node_index, hash)`;
 }

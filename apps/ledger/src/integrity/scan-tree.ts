@@ -1,5 +1,5 @@
 /**
- * The tree part of the ledger's start-up integrity scan (issue 12): the stored Merkle tree
+ * The tree part of the ledger's start-up integrity scan (RFC 9162 tree): the stored Merkle tree
  * nodes covering the entries the scan checked agree with those entries and with each other.
  * For the checked range [lowest, size):
  * 1. every leaf node (0, i) exists and is leafHash(entryBytes) of entry #i (only for entries that

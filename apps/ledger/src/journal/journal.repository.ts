@@ -95,8 +95,8 @@ export class JournalRepository {
    * The row is locked without a join, and the committed output is read after the lock in a
    * statement of its own: under READ COMMITTED a `FOR UPDATE` that waited for a concurrent
    * commit re-reads the locked row only, never a joined one, so a joined read saw the journal
-   * committed but its output object missing (issue 11 item 3: a duplicate sent while the first
-   * commit landed answered an internal error).
+   * committed but its output object missing (a duplicate sent while the first commit landed
+   * answered an internal error).
    */
   begin(
     invocationId: string,

@@ -1,5 +1,5 @@
 /**
- * Signs the log's checkpoints (issue 12 "Signed checkpoints"; C2SP tlog-checkpoint, signed-note
+ * Signs the log's checkpoints (C2SP tlog-checkpoint, signed-note
  * with Ed25519): at most once every `intervalMs`, after commits and on request, always for the
  * selected head's tree. Before it signs a size it checks that the stored tree is one tree — the
  * head's compact range is the stored border nodes — and that it extends the last signed

@@ -1,5 +1,5 @@
 /**
- * The log's Ed25519 signing key (issue 12 "Signed checkpoints"): created at first start, kept in
+ * The log's Ed25519 signing key (C2SP signed-note checkpoints): created at first start, kept in
  * one file, never logged. Two file forms are read:
  * - a C2SP signed-note signer key `PRIVATE+KEY+<name>+<id>+<base64>` — what the ledger writes
  *   when the file is absent (mode 0600, under WORLD_HOME in embedded mode); its key name is the

@@ -1,5 +1,5 @@
 /**
- * The proofs the ledger serves (issue 12 "Proofs"; RFC 9162 §2.1.3.1, §2.1.4.1), for any size
+ * The proofs the ledger serves (RFC 9162 §2.1.3.1, §2.1.4.1), for any size
  * the log has had, each from ONE read of stored nodes: the proof's nodes, the leaf (inclusion)
  * and the roots' compact ranges share one `GetNodes` call.
  */

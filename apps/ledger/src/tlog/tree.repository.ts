@@ -1,5 +1,5 @@
 /**
- * The reads and writes of the log's Merkle tree outside the commit path (issue 12): stored
+ * The reads and writes of the log's Merkle tree outside the commit path (RFC 9162): stored
  * nodes by id (the `GetNodes` of @world/tlog's proofs), the head's tree, and the signed
  * checkpoints. Raw, fixed-text named statements (as the commit path's; append.statements.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3, PostgreSQL only: a duplicate `ledger.invocation.begin` that waits on the
+ * PostgreSQL only: a duplicate `ledger.invocation.begin` that waits on the
  * journal row's lock while the first attempt's commit holds it must answer the committed output's
  * exact bytes once that commit lands. Under READ COMMITTED a `SELECT … FOR UPDATE OF journal`
  * joined to objects re-reads only the locked row after the wait: the old read saw the journal

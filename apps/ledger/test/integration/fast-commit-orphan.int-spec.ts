@@ -1,6 +1,5 @@
 /**
- * Review finding (0eb350c), PostgreSQL only: the lone commit's one statement is autocommit, sent
- * with its Sync. A ledger that dies while APPEND_ON_HEAD waits on the head row lock (held by
+ * PostgreSQL only: the lone commit's one statement is autocommit, sent with its Sync. A ledger that dies while APPEND_ON_HEAD waits on the head row lock (held by
  * something that does not move the head: a replay, a refused REST commit, a rolled-back group)
  * must leave nothing, as the commit transaction does (no COMMIT sent). Every World connection
  * sets `client_connection_check_interval` (runtime POSTGRES_SESSION_OPTIONS), so the backend

@@ -234,7 +234,7 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
   });
 
   it('answers a resend sent while its first commit is pending with that answer, sending nothing of its own', async () => {
-    // A planner retries a commit that did not answer in time (issue 14 fault 1): the retry must
+    // A planner retries a commit that did not answer in time: the retry must
     // not queue a second transaction behind the same lock.
     const group = useCase();
     const start = await headIndex();

@@ -28,12 +28,7 @@ import { startLedger } from '../../src/index.js';
 import { genesis } from '../../src/genesis/genesis.js';
 import { CommitRepository } from '../../src/commit/commit.repository.js';
 import { commitHashOf, type RestCommitRequest } from '../../src/commit/chain.js';
-import {
-  commitObjects,
-  logEntries,
-  objects as objectsTable,
-  registryHeads,
-} from '../../src/db/schema.js';
+import { commitObjects, logEntries, objects as objectsTable } from '../../src/db/schema.js';
 import {
   MODES,
   RPC_TIMEOUT_MS,

@@ -21,7 +21,6 @@ import {
 import { bootstrapGenesis } from '../../src/genesis/bootstrap-genesis.js';
 import { LedgerModule } from '../../src/ledger.module.js';
 import { CommitController } from '../../src/commit/commit.controller.js';
-import { CommitRepository } from '../../src/commit/commit.repository.js';
 import { TreeGuard } from '../../src/commit/tree-guard.js';
 import { JournalController } from '../../src/journal/journal.controller.js';
 import { ReadsController } from '../../src/reads/reads.controller.js';

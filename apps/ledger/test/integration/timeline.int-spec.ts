@@ -1,5 +1,5 @@
 /**
- * The timeline index (issue 15 "Timeline", migration 0003_workbench_timeline): every committed
+ * The timeline index (migration 0003_workbench_timeline): every committed
  * entry gets its row in its own transaction, filters and cursors are answered by the index, a
  * confined scope sees only its own episode's fields, unrecorded calls are listed from the
  * journal, and the migration backfills a log written before it. Both run modes.

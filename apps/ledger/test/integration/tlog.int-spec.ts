@@ -1,6 +1,6 @@
 /**
- * The log as a transparency log (issue 12), checked from outside: proofs and checkpoints served
- * by a real ledger are verified by the independent verifier of @world/testing (RFC 9162 and
+ * The log as a transparency log (RFC 9162, C2SP checkpoints), checked from outside: proofs and
+ * checkpoints served by a real ledger are verified by the independent verifier of @world/testing (RFC 9162 and
  * C2SP written anew, none of the ledger's or @world/tlog's code).
  */
 import { entryBytes } from '@world/canonical';
