@@ -11,9 +11,12 @@ import {
   type Ref,
   type WorldObject,
 } from '@world/canonical';
-import type { CommitAuthor, RequestOf } from '@world/contracts';
+import type { CommitAuthor, ReplyOf, RequestOf } from '@world/contracts';
 import { openPostgres, type DatabaseHandle, type TransportConfig } from '@world/runtime';
 import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
+import type { CommitInvocation } from '../src/commit/commit-invocation.js';
+import type { CommitStrategy } from '../src/commit/commit-strategies.js';
+import type { PreparedCommit } from '../src/commit/tool-commit.js';
 
 /** Every request a test sends names this timeout. */
 export const RPC_TIMEOUT_MS = 10_000;
@@ -153,4 +156,20 @@ export function restCommit(
     nextWorld: { ref: worldRef(shape), ...shape },
     entry: { header, entryHash: hash, transitionRef: body.hash },
   };
+}
+
+/**
+ * Commits one prepared tool call as a batch of its own, the way chooseStrategy picks (or
+ * `strategy`, when given; a strategy that declines falls back to its own transaction).
+ * @throws the commit's refusal
+ */
+export async function commitLone(
+  invocation: CommitInvocation,
+  prepared: PreparedCommit,
+  strategy?: CommitStrategy,
+): Promise<ReplyOf<'ledger.commit'>> {
+  const [outcome] = await invocation.commitBatch([prepared], undefined, strategy);
+  if (outcome === undefined) throw new Error('a batch of one commit had no outcome');
+  if ('error' in outcome) throw outcome.error;
+  return outcome.reply;
 }

@@ -2,9 +2,9 @@ import type { HeadPosition } from './chain.js';
 
 /**
  * The head one ledger replica last saw: read under the head lock, read at start, or left by a
- * commit of its own. Only a hint for the one-statement commit (commit-fast.ts), never trusted:
- * that statement moves the head only if it still stands exactly here, so a stale value costs a
- * fallback to the commit transaction, never a wrong entry.
+ * commit of its own. Only a hint for the one-statement commit (commit-strategies.ts
+ * ONE_STATEMENT), never trusted: that statement moves the head only if it still stands exactly
+ * here, so a stale value costs a fallback to the commit transaction, never a wrong entry.
  */
 export class LastHead {
   private head: HeadPosition | null = null;

@@ -14,7 +14,7 @@ const WRITER_LABEL = /^[A-Za-z0-9._-]{1,64}$/;
 const REST_ID_TAIL = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The name a committer's entries carry in `writtenBy`: `episode:<id>` or `operator`. */
-export function writerNameOf(author: CommitAuthor): string {
+function writerNameOf(author: CommitAuthor): string {
   return author.kind === 'operator' ? 'operator' : `episode:${author.episodeId}`;
 }
 

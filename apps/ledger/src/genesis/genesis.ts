@@ -27,13 +27,13 @@ import {
 import { SEMANTIC_IDS } from '@world/contracts';
 
 /** `writtenBy` of entry 0. */
-export const GENESIS_WRITTEN_BY = 'ledger:genesis';
+const GENESIS_WRITTEN_BY = 'ledger:genesis';
 /** Provenance of the objects the ledger writes itself. */
-export const LEDGER_PROVENANCE = 'ledger';
+const LEDGER_PROVENANCE = 'ledger';
 /** The first semantics epoch (world-spec §2.17). */
-export const FIRST_SEMANTICS_EPOCH = 1;
+const FIRST_SEMANTICS_EPOCH = 1;
 /** The release the first epoch names. */
-export const FIRST_EPOCH_RELEASE = 'world-ts/0.1';
+const FIRST_EPOCH_RELEASE = 'world-ts/0.1';
 
 /** Everything the genesis bootstrap writes. */
 export interface Genesis {

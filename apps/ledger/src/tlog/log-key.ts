@@ -37,7 +37,7 @@ export interface LogKeyOptions {
 }
 
 /** The default origin of a key: derived from its public key, so unique to the deployment. */
-export function defaultOrigin(publicKey: Uint8Array): string {
+function defaultOrigin(publicKey: Uint8Array): string {
   return `world.local/log-${createHash('sha256').update(publicKey).digest('hex').slice(0, 16)}`;
 }
 

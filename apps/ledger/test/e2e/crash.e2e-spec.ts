@@ -74,8 +74,8 @@ describe('ledger process killed inside the commit transaction (DESIGN.md §6)', 
       },
     );
 
-    // The replica read the head at start, so this lone commit takes the one-statement path
-    // (commit-fast.ts): the crash point fires before its statement is sent.
+    // With the crash point armed, this lone commit takes its own transaction (chooseStrategy),
+    // where the point fires after the journal check, before COMMIT.
     const call = toolCall('a2a:ep-crash:task-1', { crash: 1 });
     const lost = await client
       .request('ledger.commit', call.request, { timeoutMs: LOST_REPLY_TIMEOUT_MS })

@@ -19,11 +19,11 @@ import {
 } from '../../src/constants.js';
 import { bootstrapGenesis } from '../../src/genesis/bootstrap-genesis.js';
 import { CommitInvocation } from '../../src/commit/commit-invocation.js';
-import { OWN_TRANSACTION, type CommitStrategy } from '../../src/commit/commit-strategies.js';
+import { OWN_TRANSACTION } from '../../src/commit/commit-strategies.js';
 import { CommitRepository } from '../../src/commit/commit.repository.js';
 import { CommittedEvents } from '../../src/commit/committed-events.js';
-import { prepareCommit, type PreparedCommit } from '../../src/commit/tool-commit.js';
-import { toolCall } from '../support.js';
+import { prepareCommit } from '../../src/commit/tool-commit.js';
+import { commitLone, toolCall } from '../support.js';
 
 class Crashed extends Error {}
 
@@ -33,21 +33,6 @@ const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.co
 /** The use case of `ledger.commit` on `repository`, announcing nowhere. */
 const useCase = (repository: CommitRepository) =>
   new CommitInvocation(repository, new CommittedEvents({ emit: () => undefined }));
-
-/**
- * A lone prepared commit, the way chooseStrategy picks (or `strategy`, when given).
- * @throws the commit's refusal
- */
-async function commitAlone(
-  invocation: CommitInvocation,
-  prepared: PreparedCommit,
-  strategy?: CommitStrategy,
-) {
-  const [outcome] = await invocation.commitBatch([prepared], undefined, strategy);
-  if (outcome === undefined) throw new Error('no outcome');
-  if ('error' in outcome) throw outcome.error;
-  return outcome.reply;
-}
 
 describe('inside-commit crash point on a commit that writes nothing (resend)', () => {
   let database: DatabaseHandle;
@@ -95,17 +80,17 @@ describe('inside-commit crash point on a commit that writes nothing (resend)', (
 
   it('the commit transaction answers a resend replayed:true without reaching the crash point', async () => {
     const call = toolCall('a2a:ep-crashpoint:t1', { n: 1 });
-    const first = await commitAlone(invocation, prepareCommit(parsed(call.request)));
+    const first = await commitLone(invocation, prepareCommit(parsed(call.request)));
     const resend = await armed(() =>
-      commitAlone(invocation, prepareCommit(parsed(call.request)), OWN_TRANSACTION),
+      commitLone(invocation, prepareCommit(parsed(call.request)), OWN_TRANSACTION),
     );
     expect(resend).toEqual({ ...first, replayed: true });
   });
 
   it('a lone commit (the chooser) answers a resend replayed:true without reaching the crash point', async () => {
     const call = toolCall('a2a:ep-crashpoint:t2', { n: 2 });
-    const first = await commitAlone(invocation, prepareCommit(parsed(call.request)));
-    const resend = await armed(() => commitAlone(invocation, prepareCommit(parsed(call.request))));
+    const first = await commitLone(invocation, prepareCommit(parsed(call.request)));
+    const resend = await armed(() => commitLone(invocation, prepareCommit(parsed(call.request))));
     expect(resend).toEqual({ ...first, replayed: true });
   });
 });

@@ -15,11 +15,11 @@ import {
 } from '../../src/constants.js';
 import { bootstrapGenesis } from '../../src/genesis/bootstrap-genesis.js';
 import { CommitInvocation } from '../../src/commit/commit-invocation.js';
-import { OWN_TRANSACTION, type CommitStrategy } from '../../src/commit/commit-strategies.js';
+import { OWN_TRANSACTION } from '../../src/commit/commit-strategies.js';
 import { CommitRepository } from '../../src/commit/commit.repository.js';
 import { CommittedEvents } from '../../src/commit/committed-events.js';
-import { prepareCommit, type PreparedCommit } from '../../src/commit/tool-commit.js';
-import { toolCall } from '../support.js';
+import { prepareCommit } from '../../src/commit/tool-commit.js';
+import { commitLone, toolCall } from '../support.js';
 
 const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.commit'> =>
   parseRequest('ledger.commit', request);
@@ -27,21 +27,6 @@ const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.co
 /** The use case of `ledger.commit` on `repository`, announcing nowhere. */
 const useCase = (repository: CommitRepository) =>
   new CommitInvocation(repository, new CommittedEvents({ emit: () => undefined }));
-
-/**
- * A lone prepared commit, the way chooseStrategy picks (or `strategy`, when given).
- * @throws the commit's refusal
- */
-async function commitAlone(
-  invocation: CommitInvocation,
-  prepared: PreparedCommit,
-  strategy?: CommitStrategy,
-) {
-  const [outcome] = await invocation.commitBatch([prepared], undefined, strategy);
-  if (outcome === undefined) throw new Error('no outcome');
-  if ('error' in outcome) throw outcome.error;
-  return outcome.reply;
-}
 
 describe('a ledger killed while its commit waits on the head row lock (PostgreSQL)', () => {
   let tdb: TestDatabase;
@@ -87,7 +72,7 @@ describe('a ledger killed while its commit waits on the head row lock (PostgreSQ
     const before = await entries();
     const call = toolCall('a2a:ep-orphan:tx', { n: 1 });
     await killedWhileWaiting((invocation) =>
-      commitAlone(invocation, prepareCommit(parsed(call.request)), OWN_TRANSACTION),
+      commitLone(invocation, prepareCommit(parsed(call.request)), OWN_TRANSACTION),
     );
     expect(await entries()).toBe(before);
   });
@@ -96,7 +81,7 @@ describe('a ledger killed while its commit waits on the head row lock (PostgreSQ
     const before = await entries();
     const call = toolCall('a2a:ep-orphan:fast', { n: 2 });
     await killedWhileWaiting((invocation) =>
-      commitAlone(invocation, prepareCommit(parsed(call.request))),
+      commitLone(invocation, prepareCommit(parsed(call.request))),
     );
     expect(await entries()).toBe(before);
   });

@@ -46,7 +46,14 @@ import {
   type PreparedCommit,
 } from '../../src/commit/tool-commit.js';
 import { JournalRepository } from '../../src/journal/journal.repository.js';
-import { MODES, restCommit, toolCall, type ModeSetup, type ToolCall } from '../support.js';
+import {
+  MODES,
+  commitLone,
+  restCommit,
+  toolCall,
+  type ModeSetup,
+  type ToolCall,
+} from '../support.js';
 
 const G = genesis();
 const GENESIS_HEAD: HeadPosition = {
@@ -159,16 +166,15 @@ function replica(database: DatabaseHandle): Replica {
 const parsed = (request: RequestOf<'ledger.commit'>): ParsedRequestOf<'ledger.commit'> =>
   parseRequest('ledger.commit', request);
 
+/** A lone prepared commit on replica `r`, the way chooseStrategy picks (or `strategy`). */
+const commitAlone = (r: Replica, prepared: PreparedCommit, strategy?: CommitStrategy) =>
+  commitLone(r.invocation, prepared, strategy);
+
 /** The reply of a commit's outcome, or its error thrown. */
-function replyOf(outcome: Outcome | undefined): Reply {
-  if (outcome === undefined) throw new Error('no outcome');
+function replyOf(outcome: Outcome): Reply {
   if ('error' in outcome) throw outcome.error;
   return outcome.reply;
 }
-
-/** A lone prepared commit, the way chooseStrategy picks (or `strategy`, when given). */
-const commitAlone = async (r: Replica, prepared: PreparedCommit, strategy?: CommitStrategy) =>
-  replyOf((await r.invocation.commitBatch([prepared], undefined, strategy))[0]);
 
 /** A lone `ledger.commit` as the controller commits it (chooseStrategy picks the way). */
 const commit = (r: Replica, call: ToolCall | RequestOf<'ledger.commit'>) =>

@@ -15,7 +15,7 @@ import { OWN_TRANSACTION } from '../../src/commit/commit-strategies.js';
 import { CommitRepository, type CommitTx } from '../../src/commit/commit.repository.js';
 import { CommittedEvents } from '../../src/commit/committed-events.js';
 import { prepareCommit } from '../../src/commit/tool-commit.js';
-import { MODES, RPC_TIMEOUT_MS, toolCall, type ModeSetup } from '../support.js';
+import { MODES, RPC_TIMEOUT_MS, commitLone, toolCall, type ModeSetup } from '../support.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };
 
@@ -47,16 +47,9 @@ describe.each(MODES)('group commit over %s (concurrent ledger.commit)', (_mode, 
 
   /** A fresh use case: its own queue, on the counting repository. */
   const useCase = () => new CommitInvocation(repository, announced);
-  /** A commit in its own transaction, as a failed group commits each member. */
-  const commitOwn = async (invocation: CommitInvocation, request: RequestOf<'ledger.commit'>) => {
-    const [outcome] = await invocation.commitBatch(
-      [prepareCommit(parsed(request))],
-      undefined,
-      OWN_TRANSACTION,
-    );
-    if (outcome === undefined || 'error' in outcome) throw new Error('the commit was refused');
-    return outcome.reply;
-  };
+  /** A commit in its own transaction. */
+  const commitOwn = (invocation: CommitInvocation, request: RequestOf<'ledger.commit'>) =>
+    commitLone(invocation, prepareCommit(parsed(request)), OWN_TRANSACTION);
 
   const headIndex = async () => (await client.request('ledger.head', {}, opts)).entryIndex!;
 
