@@ -43,7 +43,7 @@ export class CommitInvocation {
    * @throws ClaimGivenUpError when the id's claim is not this commit's live claim (ended, lapsed
    *   or reclaimed): nothing is written
    */
-  execute(request: ToolCommitRequest): Promise<ReplyOf<'ledger.commit'>> {
+  async execute(request: ToolCommitRequest): Promise<ReplyOf<'ledger.commit'>> {
     return this.queue.submit(prepareCommit(request));
   }
 
