@@ -32,6 +32,7 @@ export class ReadCheckpoint {
 export class ReadLogKey {
   constructor(@Inject(CHECKPOINT_SIGNER) private readonly signer: CheckpointSigner) {}
 
+  /** @returns the C2SP signed-note verifier key and the log's origin line */
   execute(): ReplyOf<'ledger.tlog.key'> {
     return { vkey: this.signer.vkey, origin: this.signer.origin };
   }
