@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ATOMIC_WRITE_SUFFIX_BYTES } from '@world/contracts';
 
@@ -9,8 +9,9 @@ const NEW_FILE_MODE = 0o666;
 /**
  * Replaces a file atomically: the bytes go to a temporary file in the same directory, are
  * fsynced, renamed over the target, and the directory is fsynced, so a crash leaves either the
- * old file or the new one, never a half-written one (world-internals §8.2). An existing file's
- * permission bits are kept unless `mode` is given. The temporary file is removed when any step
+ * old file or the new one, never a half-written one (world-internals §8.2). An existing regular
+ * file's permission bits are kept unless `mode` is given (a symlink by that name is never
+ * followed). The temporary file is removed when any step
  * fails.
  * @param abs absolute target path (its directory must exist)
  * @param mode permission bits of the result (default: the existing file's, else 0666 − umask)
@@ -22,7 +23,8 @@ export async function writeFileAtomic(abs: string, data: Uint8Array, mode?: numb
     dir,
     `.${basename(abs)}.${randomBytes(ATOMIC_WRITE_SUFFIX_BYTES).toString('hex')}.tmp`,
   );
-  const existing = await stat(abs).catch(() => null);
+  // lstat: a name swapped for a symlink is replaced by the rename, and its target's bits unread.
+  const existing = await lstat(abs).catch(() => null);
   const bits =
     mode ??
     (existing !== null && existing.isFile() ? existing.mode & PERMISSION_BITS : NEW_FILE_MODE);

@@ -15,7 +15,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfineRaceError, openConfinedFile, openDirectory, openParent } from './open.js';
+import {
+  ConfineRaceError,
+  openConfinedFile,
+  openDirectory,
+  openParent,
+  probeConfined,
+} from './open.js';
 import {
   confineName,
   confinePath,
@@ -311,6 +317,24 @@ describe('opening a confined path without a check-to-open window (confine/open.t
     expect(() => openDirectory(root.real, ['d', 'z'], false)).toThrow(
       expect.objectContaining({ code: 'ENOENT' }),
     );
+  });
+
+  it('probes what was checked, and refuses a directory swapped for a symlink out', () => {
+    const segments = checked('d/f.txt');
+    const seen = (segs: string[]) => {
+      const st = probeConfined(root.real, segs);
+      return st === null ? 'none' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
+    };
+    expect([
+      seen(segments),
+      seen(['d']),
+      seen([]),
+      seen(['d', 'nope']),
+      seen(segments.concat('x')),
+    ]).toEqual(['file', 'dir', 'dir', 'none', 'none']);
+    rmSync(join(root.real, 'd'), { recursive: true });
+    symlinkSync(outside, join(root.real, 'd'));
+    expect(() => probeConfined(root.real, segments)).toThrow(new ConfineRaceError('d'));
   });
 
   it('holds a name through its parent, so unlink acts on a link itself', () => {

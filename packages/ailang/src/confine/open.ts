@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, type Stats } from 'node:fs';
 
 /**
  * Acting on a confined path without a window between the check and the use (TOCTOU).
@@ -138,5 +138,30 @@ export function openConfinedFile(
     throw err;
   } finally {
     held.close();
+  }
+}
+
+/**
+ * What a probe of a confined path sees (fileExists, isDir, isFile): the lstat of its last
+ * component through its parent's descriptor (openParent), so a component swapped for a
+ * symlink after the check is not followed out.
+ * @param rootReal the root's real path
+ * @param segments the confined path's real segments (none: the root itself)
+ * @returns the name's Stats, or null when it cannot be seen (missing, a file on the way, no
+ *   permission: what existsSync answers false for)
+ * @throws ConfineRaceError when a parent became a symlink
+ */
+export function probeConfined(rootReal: string, segments: readonly string[]): Stats | null {
+  try {
+    if (segments.length === 0) return lstatSync(rootReal);
+    const held = openParent(rootReal, segments, false);
+    try {
+      return lstatSync(held.path);
+    } finally {
+      held.close();
+    }
+  } catch (err) {
+    if (err instanceof ConfineRaceError) throw err;
+    return null;
   }
 }

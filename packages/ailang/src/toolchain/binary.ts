@@ -17,20 +17,19 @@ import {
 import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
 import { CLI_OPS, validateCliRequest, type CliRequest } from '../cli/ops.js';
 import { PolicyMismatchError, ToolProcessError } from '../errors.js';
-import { checkOperatorGates, policyDigest } from '../policy/policy.js';
+import { policyDigest } from '../policy/policy.js';
 import { classifyRunOutcome } from '../policy/outcome.js';
 import { goDuration } from '../policy/supervisor.js';
-import { pathRefusal } from './confine.js';
 import {
   assertSandboxIsWorktree,
   cacheDirOf,
   childEnv,
+  prepareRun,
   resolveRunPolicy,
   type ResolvedRunPolicy,
 } from './context.js';
 import { runProcess, type ProcessResult } from './process.js';
 import { withSlot } from './slots.js';
-import { checkRunPayload } from './run-payload.js';
 import { runResult } from './run-result.js';
 import type { AilangContext, Toolchain } from './types.js';
 
@@ -272,13 +271,9 @@ class BinaryToolchain implements Toolchain {
     ctx: AilangContext,
     payload: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    const p = checkRunPayload(payload);
-    if ('refused' in p) return { ok: false, refused: p.refused };
-    checkOperatorGates(p.caps, ctx);
-    assertSandboxIsWorktree(ctx);
-    const refusal = pathRefusal('run', p.path, ctx.worktree);
-    if (refusal !== null) return { ok: false, refused: refusal };
-    const resolved = resolveRunPolicy(ctx, p.caps);
+    const prepared = prepareRun(ctx, payload);
+    if ('refused' in prepared) return prepared;
+    const { run: p, resolved } = prepared;
     if (!resolved.isBase) writePolicyFile(resolved.path, resolved.bytes);
     await this.summary(ctx, resolved);
     const args = ['run', '--policy', resolved.path];

@@ -1,4 +1,5 @@
 import { ReadFailure, type SourceReader } from '../lang/program.js';
+import { ConfineRaceError, openConfinedFile } from '../confine/open.js';
 import { confinePath, confineRoot } from '../confine/resolve.js';
 import { toolRefusalText } from '../confine/rules.js';
 import { HARD_LINKED, NOT_REGULAR, readRegularText } from '../runtime/regular-file.js';
@@ -23,28 +24,45 @@ export function pathRefusal(op: string, path: string, worktree: string): string 
   }
 }
 
+/** The Go-style texts of the errors a module read reports (`open nope.ail: <text>`). */
+const READ_ERROR_TEXT: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'not a directory',
+  EACCES: 'permission denied',
+  [NOT_REGULAR]: 'not a regular file',
+};
+
 /**
- * A SourceReader over the worktree: module files resolve inside it (confinePath), with Go-style
- * messages (`open nope.ail: no such file or directory`); a hard-linked module is refused like an
- * escape, checked again on the open file.
+ * A SourceReader over the worktree: module files resolve inside it (confinePath) and are opened
+ * through the race-free walk of confine/open.ts, with Go-style messages
+ * (`open nope.ail: no such file or directory`); a hard-linked module, or a component swapped
+ * for a symlink after the check, is refused like an escape (the link count checked again on the
+ * open file).
  */
 export function worktreeReader(worktree: string): SourceReader {
   const root = confineRoot(worktree);
+  const escape = (rel: string) =>
+    new ReadFailure(toolRefusalText('open', rel, worktree, { kind: 'escape' }));
   return {
     read(rel: string): string {
       let real: string;
+      let segments: string[];
       try {
         const confined = confinePath(root, rel, 'read', []);
         if (!confined.ok)
           throw new ReadFailure(toolRefusalText('open', rel, worktree, confined.refusal));
         real = confined.abs;
+        segments = confined.rel === '' ? [] : confined.rel.split('/');
       } catch (e) {
         if (e instanceof ReadFailure) throw e;
         throw new ReadFailure(`open ${rel}: ${(e as Error).message}`);
       }
       try {
-        return readRegularText(real);
+        return readRegularText(real, undefined, (flags) =>
+          openConfinedFile(root.real, segments, flags),
+        );
       } catch (e) {
+        if (e instanceof ConfineRaceError) throw escape(rel);
         const err = e as NodeJS.ErrnoException & { links?: number };
         const code = err.code;
         if (code === 'EISDIR') throw new ReadFailure(`read ${rel}: is a directory`);
@@ -52,14 +70,7 @@ export function worktreeReader(worktree: string): SourceReader {
           throw new ReadFailure(
             toolRefusalText('open', rel, worktree, { kind: 'links', links: err.links ?? 2 }),
           );
-        const text =
-          code === 'ENOENT'
-            ? 'no such file or directory'
-            : code === 'EACCES'
-              ? 'permission denied'
-              : code === NOT_REGULAR
-                ? 'not a regular file'
-                : err.message;
+        const text = (code === undefined ? undefined : READ_ERROR_TEXT[code]) ?? err.message;
         throw new ReadFailure(`open ${rel}: ${text}`);
       }
     },

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isInside } from '../confine/rules.js';
 import { PolicyMismatchError } from '../errors.js';
 import {
   capsTag,
+  checkOperatorGates,
   effectivePolicy,
   policyDigest,
   policyVariant,
@@ -10,6 +12,8 @@ import {
   type EffectivePolicy,
   type RunPolicy,
 } from '../policy/policy.js';
+import { pathRefusal } from './confine.js';
+import { checkRunPayload, type RunPayload } from './run-payload.js';
 import type { AilangContext } from './types.js';
 
 /**
@@ -36,8 +40,7 @@ export function assertSandboxIsWorktree(ctx: AilangContext): void {
     ['cache directory', cacheDirOf(ctx)],
   ];
   for (const [what, path] of places) {
-    const p = resolve(path);
-    if (p === root || p.startsWith(root + sep)) {
+    if (isInside(root, resolve(path))) {
       throw new PolicyMismatchError(
         `the ${what} "${path}" lies inside the worktree "${ctx.worktree}"`,
       );
@@ -113,4 +116,35 @@ export function basePolicyBytes(ctx: AilangContext): string {
   } catch {
     return renderPolicyToml(ctx.policy);
   }
+}
+
+/** A run both toolchains may start: its checked payload and the policy it runs under. */
+export interface PreparedRun {
+  run: RunPayload;
+  resolved: ResolvedRunPolicy;
+}
+
+/**
+ * What every toolchain checks before a run starts, in this order (world-spec §3.5, §8.2;
+ * world-internals §8.2): the payload as the plan would have built it, the operator gates of its
+ * caps, the policy's sandbox being the worktree, and the entry path confined to it; then the
+ * policy of its cap set.
+ * @param ctx the episode's toolchain context
+ * @param payload the Ailang.Run payload `{path, args_json?, stdin?, argv?, caps?}`
+ * @returns the prepared run, or the refusal output `{ok:false, refused}` (a payload the plan
+ *   would have refused, an entry path outside the worktree)
+ * @throws OperatorGateError when a cap is not enabled by the operator; PolicyMismatchError when
+ *   fs_sandbox is not the worktree or the policy file or cache lies inside it
+ */
+export function prepareRun(
+  ctx: AilangContext,
+  payload: Record<string, unknown>,
+): PreparedRun | { ok: false; refused: string } {
+  const run = checkRunPayload(payload);
+  if ('refused' in run) return { ok: false, refused: run.refused };
+  checkOperatorGates(run.caps, ctx);
+  assertSandboxIsWorktree(ctx);
+  const refusal = pathRefusal('run', run.path, ctx.worktree);
+  if (refusal !== null) return { ok: false, refused: refusal };
+  return { run, resolved: resolveRunPolicy(ctx, run.caps) };
 }

@@ -14,12 +14,9 @@ import { cliArgv, validateCliRequest, type CliRequest } from '../cli/ops.js';
 import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
 import { runOp, type OpJob } from '../cli/run-op.js';
 import { ToolProcessError } from '../errors.js';
-import { checkOperatorGates } from '../policy/policy.js';
 import { classifyRunOutcome } from '../policy/outcome.js';
 import { goDuration, superviseOp, superviseRun } from '../policy/supervisor.js';
-import { pathRefusal } from './confine.js';
-import { assertSandboxIsWorktree, childEnv, resolveRunPolicy } from './context.js';
-import { checkRunPayload } from './run-payload.js';
+import { assertSandboxIsWorktree, childEnv, prepareRun, resolveRunPolicy } from './context.js';
 import { runResult } from './run-result.js';
 import type { AilangContext, Toolchain } from './types.js';
 
@@ -194,13 +191,9 @@ class EmbeddedToolchain implements Toolchain {
     ctx: AilangContext,
     payload: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    const p = checkRunPayload(payload);
-    if ('refused' in p) return { ok: false, refused: p.refused };
-    checkOperatorGates(p.caps, ctx);
-    assertSandboxIsWorktree(ctx);
-    const refusal = pathRefusal('run', p.path, ctx.worktree);
-    if (refusal !== null) return { ok: false, refused: refusal };
-    const resolved = resolveRunPolicy(ctx, p.caps);
+    const prepared = prepareRun(ctx, payload);
+    if ('refused' in prepared) return prepared;
+    const { run: p, resolved } = prepared;
     const policy = resolved.effective;
     const raw = await superviseRun(
       {

@@ -1,7 +1,6 @@
 import {
   closeSync,
   constants,
-  existsSync,
   fstatSync,
   ftruncateSync,
   lstatSync,
@@ -9,11 +8,17 @@ import {
   readdirSync,
   renameSync,
   rmdirSync,
-  statSync,
   unlinkSync,
   writeSync,
+  type Stats,
 } from 'node:fs';
-import { openConfinedFile, openDirectory, openParent, fdPath } from '../../confine/open.js';
+import {
+  fdPath,
+  openConfinedFile,
+  openDirectory,
+  openParent,
+  probeConfined,
+} from '../../confine/open.js';
 import { hasExtraLinks } from '../../confine/rules.js';
 import { NOT_REGULAR, readRegularText } from '../../runtime/regular-file.js';
 import { IoFailure, type Sandbox } from '../../runtime/sandbox.js';
@@ -191,6 +196,13 @@ function withPath<T>(
   }
 }
 
+/** fileExists / isDir / isFile: the lstat of the resolved name, seen from its parent (open.ts). */
+function probe(rt: RuntimeApi, op: string, p: string, f: (st: Stats | null) => boolean): Value {
+  const sb = sandbox(rt, op);
+  const real = sb.resolve(op, p, 'read');
+  return sb.guard(op, p, () => f(probeConfined(sb.realRoot, sb.segmentsOf(real))));
+}
+
 /** Removes a name: an empty directory, else the file or symlink itself (lstat: never its target). */
 function removePath(at: string): void {
   if (lstatSync(at).isDirectory()) rmdirSync(at);
@@ -227,8 +239,7 @@ export const FS_IMPLS: Record<string, BuiltinImpl> = {
     writeText(rt, 'appendFile', str(p!), str(c!), true),
     UNIT_V
   ),
-  _fs_exists: ([p], rt) =>
-    withPath(rt, 'fileExists', str(p!), 'read', 'stat', (real) => existsSync(real)),
+  _fs_exists: ([p], rt) => probe(rt, 'fileExists', str(p!), (st) => st !== null),
   'std/fs.listDir': ([p], rt) =>
     withPath(rt, 'listDir', str(p!), 'read', 'open', (real) =>
       inDirectory(sandbox(rt, 'listDir'), 'listDir', str(p!), real, false, (at) =>
@@ -240,24 +251,8 @@ export const FS_IMPLS: Record<string, BuiltinImpl> = {
       inParent(sandbox(rt, 'mkdir'), 'mkdir', str(p!), real, (at) => (mkdirSync(at), UNIT_V)),
     ),
   'std/fs.mkdirAll': ([p], rt) => mkdirAllIn(rt, 'mkdirAll', str(p!)),
-  'std/fs.isDir': ([p], rt) =>
-    withPath(
-      rt,
-      'isDir',
-      str(p!),
-      'read',
-      'stat',
-      (real) => existsSync(real) && statSync(real).isDirectory(),
-    ),
-  'std/fs.isFile': ([p], rt) =>
-    withPath(
-      rt,
-      'isFile',
-      str(p!),
-      'read',
-      'stat',
-      (real) => existsSync(real) && statSync(real).isFile(),
-    ),
+  'std/fs.isDir': ([p], rt) => probe(rt, 'isDir', str(p!), (st) => st?.isDirectory() === true),
+  'std/fs.isFile': ([p], rt) => probe(rt, 'isFile', str(p!), (st) => st?.isFile() === true),
   'std/fs.removeFile': ([p], rt) =>
     withName(rt, 'removeFile', str(p!), 'remove', (at) => (removePath(at), UNIT_V)),
   'std/fs.renameFile': ([a, b], rt) => {
