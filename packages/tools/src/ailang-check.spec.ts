@@ -1,5 +1,7 @@
-import { checkReportOf, finishCheck, planCheck } from './ailang-check.js';
+import { checkReportOf, finishCheck, ailangCheck } from './ailang-check.js';
 import type { EffectResult } from './types.js';
+
+const planCheck = ailangCheck.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',

@@ -4,46 +4,22 @@
  * checker's JSON report into structured diagnostics.
  */
 import {
-  accessTriple,
-  admitArguments,
   closingSentences,
-  declaredTriple,
-  effectPlan,
+  defineTool,
   finishFailure,
-  inputSchema,
   isJsonObject,
   OK_PROPERTY,
-  outputSchema,
   PATH_RULE_SENTENCE,
   pathRefusal,
   REFUSED_PROPERTY,
-  refusalPlan,
   requiredStringRefusal,
   soleEffectOutput,
   stringField,
   type JsonObject,
 } from './common.js';
-import type { EffectPlan, EffectResult, ToolDefinition } from './types.js';
+import type { EffectResult } from './types.js';
 
-const ID = 'ailang-check';
 const EFFECT = 'Ailang.Check';
-/** Argument names in schema order; the `admits only:` list of the unknown-argument refusal. */
-const ARGUMENTS = ['path'] as const;
-
-/**
- * Plans one `Ailang.Check` with payload `{"op":"ai_check","path"}` and `finish: true`
- * (world-spec §3.4 [code]). Refusals, in order: steps 4-5 of §3.0, `path` missing / not a
- * string, the path rule.
- * @param args the caller's arguments
- */
-export function planCheck(args: unknown): EffectPlan {
-  const admitted = admitArguments(ID, args, ARGUMENTS);
-  if ('refused' in admitted) return refusalPlan(admitted.refused);
-  const a = admitted.args;
-  const refused = requiredStringRefusal(a, 'path') ?? pathRefusal(a.path as string);
-  if (refused !== undefined) return refusalPlan(refused);
-  return effectPlan(EFFECT, { op: 'ai_check', path: a.path as string }, true);
-}
 
 /**
  * The check report inside `ailang ai-check` JSON stdout (ailang.md §1.4):
@@ -98,9 +74,13 @@ export function finishCheck(_args: unknown, results: EffectResult[]): JsonObject
   );
 }
 
-/** The ailang-check descriptor and transition (world-spec §3.0 table, §3.4). */
-export const ailangCheck: ToolDefinition = {
-  id: ID,
+/**
+ * The ailang-check descriptor and transition (world-spec §3.0 table, §3.4 [code]): one
+ * `Ailang.Check` with payload `{"op":"ai_check","path"}` and the finish phase finishCheck.
+ * Refusals, in order: steps 4-5 of §3.0, `path` missing / not a string, the path rule.
+ */
+export const ailangCheck = defineTool({
+  id: 'ailang-check',
   title: 'AILANG Check',
   description:
     "Type-check (and contract-verify) one AILANG .ail file inside this episode's worktree and " +
@@ -111,13 +91,12 @@ export const ailangCheck: ToolDefinition = {
     PATH_RULE_SENTENCE +
     ' ' +
     closingSentences(EFFECT),
-  inputSchema: inputSchema(
-    {
-      path: { type: 'string', description: 'Path to the .ail file, relative to the worktree root' },
-    },
-    ['path'],
-  ),
-  outputSchema: outputSchema({
+  effect: EFFECT,
+  arguments: {
+    path: { type: 'string', description: 'Path to the .ail file, relative to the worktree root' },
+  },
+  required: ['path'],
+  output: {
     passed: { type: 'boolean', description: 'The verdict: true when the file checked clean' },
     error_count: { type: 'integer' },
     errors: {
@@ -134,11 +113,9 @@ export const ailangCheck: ToolDefinition = {
     status: { type: 'string', description: "The effect's status when no report was produced" },
     ok: OK_PROPERTY,
     refused: REFUSED_PROPERTY,
-  }),
-  access: accessTriple(EFFECT),
-  declaredEffects: [declaredTriple(EFFECT)],
-  finish: true,
-  plan: planCheck,
-  finishPhase: finishCheck,
+  },
+  refusal: (a) => requiredStringRefusal(a, 'path') ?? pathRefusal(a.path as string),
+  payload: (a) => ({ op: 'ai_check', path: a.path as string }),
+  finish: finishCheck,
   sourceUrl: import.meta.url,
-};
+});

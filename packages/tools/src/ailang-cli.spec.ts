@@ -1,4 +1,6 @@
-import { CLI_OPS, planCli } from './ailang-cli.js';
+import { CLI_OPS, ailangCli } from './ailang-cli.js';
+
+const planCli = ailangCli.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',

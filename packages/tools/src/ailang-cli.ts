@@ -3,28 +3,18 @@
  * request through the `Ailang.CLI` effect. The plan forwards the caller's arguments verbatim.
  */
 import {
-  accessTriple,
-  admitArguments,
   closingSentences,
-  declaredTriple,
-  effectPlan,
-  inputSchema,
+  defineTool,
   isJsonObject,
   OK_PROPERTY,
   optionalPathRefusal,
   optionalStringRefusal,
-  outputSchema,
   REFUSED_PROPERTY,
-  refusalPlan,
   requiredStringRefusal,
   type JsonObject,
 } from './common.js';
-import type { EffectPlan, ToolDefinition } from './types.js';
 
-const ID = 'ailang-cli';
 const EFFECT = 'Ailang.CLI';
-/** Argument names in schema order; the `admits only:` list of the unknown-argument refusal. */
-const ARGUMENTS = ['op', 'path', 'module', 'query', 'package', 'flags'] as const;
 
 /**
  * The 20 ops of the v0.52.1 tool binary's `cli` list (world-spec §3.8): policy-tool's ops minus
@@ -99,32 +89,14 @@ function copyJson(value: unknown): unknown {
 }
 
 /**
- * Plans one `Ailang.CLI` whose payload is the caller's arguments object verbatim, no finish
- * (world-spec §3.8 [code]). Refusals in the documented order: steps 4-5 of §3.0 → `op`
- * required/string → op allowlist → `path` (string, path rule) → `module` string → `query` string
- * → `package` (string, path rule) → `flags` an object of strings → `fmt` with a `write` flag.
- * @param args the caller's arguments
+ * The ailang-cli descriptor and transition (world-spec §3.0 table, §3.8 [code]): one
+ * `Ailang.CLI` whose payload is the caller's arguments object verbatim, no finish. Refusals in
+ * the documented order: steps 4-5 of §3.0 → `op` required/string → op allowlist → `path`
+ * (string, path rule) → `module` string → `query` string → `package` (string, path rule) →
+ * `flags` an object of strings → `fmt` with a `write` flag.
  */
-export function planCli(args: unknown): EffectPlan {
-  const admitted = admitArguments(ID, args, ARGUMENTS);
-  if ('refused' in admitted) return refusalPlan(admitted.refused);
-  const a = admitted.args;
-  const refused =
-    requiredStringRefusal(a, 'op') ??
-    cliOpRefusal(a.op as string) ??
-    optionalPathRefusal(a, 'path') ??
-    optionalStringRefusal(a, 'module') ??
-    optionalStringRefusal(a, 'query') ??
-    optionalPathRefusal(a, 'package') ??
-    flagsRefusal(a) ??
-    fmtWriteRefusal(a);
-  if (refused !== undefined) return refusalPlan(refused);
-  return effectPlan(EFFECT, copyJson(a) as JsonObject, false);
-}
-
-/** The ailang-cli descriptor and transition (world-spec §3.0 table, §3.8). */
-export const ailangCli: ToolDefinition = {
-  id: ID,
+export const ailangCli = defineTool({
+  id: 'ailang-cli',
   title: 'AILANG CLI (policy-allowlisted)',
   description:
     'Run one allowlisted ailang operation as a typed policy-tool request, from the worktree root. ' +
@@ -138,31 +110,30 @@ export const ailangCli: ToolDefinition = {
     'worktree path rule: relative, non-empty, no ".." segment, no leading "-". Returns {ok, argv, ' +
     'exit_code, stdout, stderr}, or {ok:false, refused}. ' +
     closingSentences(EFFECT),
-  inputSchema: inputSchema(
-    {
-      op: { type: 'string', enum: [...CLI_OPS], description: 'The ailang operation' },
-      path: {
-        type: 'string',
-        description: 'File or directory path, relative to the worktree root',
-      },
-      module: {
-        type: 'string',
-        description: 'Module name (iface, pkg_docs) or builtin/example name (*_show)',
-      },
-      query: { type: 'string', description: 'Search text (docs_search, examples_search)' },
-      package: {
-        type: 'string',
-        description: 'Package directory for test, relative to the worktree root',
-      },
-      flags: {
-        type: 'object',
-        additionalProperties: { type: 'string' },
-        description: 'Flags by name without dashes, each a string value ("" for a boolean flag)',
-      },
+  effect: EFFECT,
+  arguments: {
+    op: { type: 'string', enum: [...CLI_OPS], description: 'The ailang operation' },
+    path: {
+      type: 'string',
+      description: 'File or directory path, relative to the worktree root',
     },
-    ['op'],
-  ),
-  outputSchema: outputSchema({
+    module: {
+      type: 'string',
+      description: 'Module name (iface, pkg_docs) or builtin/example name (*_show)',
+    },
+    query: { type: 'string', description: 'Search text (docs_search, examples_search)' },
+    package: {
+      type: 'string',
+      description: 'Package directory for test, relative to the worktree root',
+    },
+    flags: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'Flags by name without dashes, each a string value ("" for a boolean flag)',
+    },
+  },
+  required: ['op'],
+  output: {
     argv: {
       type: 'array',
       items: { type: 'string' },
@@ -173,10 +144,16 @@ export const ailangCli: ToolDefinition = {
     stderr: { type: 'string' },
     ok: OK_PROPERTY,
     refused: REFUSED_PROPERTY,
-  }),
-  access: accessTriple(EFFECT),
-  declaredEffects: [declaredTriple(EFFECT)],
-  finish: false,
-  plan: planCli,
+  },
+  refusal: (a) =>
+    requiredStringRefusal(a, 'op') ??
+    cliOpRefusal(a.op as string) ??
+    optionalPathRefusal(a, 'path') ??
+    optionalStringRefusal(a, 'module') ??
+    optionalStringRefusal(a, 'query') ??
+    optionalPathRefusal(a, 'package') ??
+    flagsRefusal(a) ??
+    fmtWriteRefusal(a),
+  payload: (a) => copyJson(a) as JsonObject,
   sourceUrl: import.meta.url,
-};
+});

@@ -1,4 +1,6 @@
-import { planEdit } from './ailang-edit.js';
+import { ailangEdit } from './ailang-edit.js';
+
+const planEdit = ailangEdit.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',

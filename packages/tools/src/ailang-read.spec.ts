@@ -1,4 +1,6 @@
-import { planRead } from './ailang-read.js';
+import { ailangRead } from './ailang-read.js';
+
+const planRead = ailangRead.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',

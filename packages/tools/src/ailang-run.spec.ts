@@ -1,4 +1,6 @@
-import { planRun, runEffectOf } from './ailang-run.js';
+import { ailangRun, runEffectOf } from './ailang-run.js';
+
+const planRun = ailangRun.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',

@@ -5,32 +5,22 @@
  */
 import { RUN_ARGV_ITEM_MAX_BYTES, RUN_ARGV_MAX_ITEMS, RUN_STDIN_MAX_BYTES } from '@world/contracts';
 import {
-  accessTriple,
-  admitArguments,
   closingSentences,
-  declaredTriple,
-  effectPlan,
-  inputSchema,
+  defineTool,
   OK_PROPERTY,
   optionalStringRefusal,
-  outputSchema,
   PATH_RULE_SENTENCE,
   pathRefusal,
   REFUSED_PROPERTY,
-  refusalPlan,
   requiredStringRefusal,
   utf8ByteLength,
   type JsonObject,
 } from './common.js';
-import type { EffectPlan, ToolDefinition } from './types.js';
 
-const ID = 'ailang-run';
 /** The default effect, and the ones a run with Env or Net needs instead (world-spec §3.5). */
 export const RUN_EFFECT = 'Ailang.Run';
 export const RUN_ENV_EFFECT = 'Ailang.RunEnv';
 export const RUN_NET_EFFECT = 'Ailang.RunNet';
-/** Argument names in schema order; the `admits only:` list of the unknown-argument refusal. */
-const ARGUMENTS = ['path', 'args_json', 'stdin', 'argv', 'caps'] as const;
 /** The capability names `caps` admits, case-sensitive, in the refusal's order (world-spec §3.5). */
 export const RUN_CAPABILITIES = ['Clock', 'Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
 
@@ -112,38 +102,27 @@ export function runEffectOf(caps: readonly string[] | undefined): string {
 }
 
 /**
- * Plans one run (world-spec §3.5 [code]): payload `{path}` plus, only when present and in this
- * key order, `args_json`, `stdin`, `argv`, `caps` (sorted ascending); no `op`; no finish.
- * Refusals in the documented order: steps 4-5 of §3.0 → `path` required/string → `args_json`
- * optional string → path rule → `args_json` holds JSON → stdin → argv → caps.
- * @param args the caller's arguments
+ * The run's payload (world-spec §3.5 [code]): `{path}` plus, only when present and in this key
+ * order, `args_json`, `stdin`, `argv`, `caps` (sorted ascending); no `op`.
+ * @param a arguments that passed every refusal
  */
-export function planRun(args: unknown): EffectPlan {
-  const admitted = admitArguments(ID, args, ARGUMENTS);
-  if ('refused' in admitted) return refusalPlan(admitted.refused);
-  const a = admitted.args;
-  const refused =
-    requiredStringRefusal(a, 'path') ??
-    optionalStringRefusal(a, 'args_json') ??
-    pathRefusal(a.path as string) ??
-    argsJsonRefusal(a) ??
-    stdinRefusal(a) ??
-    argvRefusal(a) ??
-    capsRefusal(a);
-  if (refused !== undefined) return refusalPlan(refused);
-
+function runPayload(a: JsonObject): JsonObject {
   const payload: JsonObject = { path: a.path as string };
   if (Object.hasOwn(a, 'args_json')) payload.args_json = a.args_json as string;
   if (Object.hasOwn(a, 'stdin')) payload.stdin = a.stdin as string;
   if (Object.hasOwn(a, 'argv')) payload.argv = [...(a.argv as string[])];
-  const caps = Object.hasOwn(a, 'caps') ? [...(a.caps as string[])].sort() : undefined;
-  if (caps !== undefined) payload.caps = caps;
-  return effectPlan(runEffectOf(caps), payload, false);
+  if (Object.hasOwn(a, 'caps')) payload.caps = [...(a.caps as string[])].sort();
+  return payload;
 }
 
-/** The ailang-run descriptor and transition (world-spec §3.0 table, §3.5). */
-export const ailangRun: ToolDefinition = {
-  id: ID,
+/**
+ * The ailang-run descriptor and transition (world-spec §3.0 table, §3.5 [code]): one run with
+ * runPayload's payload and the effect runEffectOf names, no finish. Refusals in the documented
+ * order: steps 4-5 of §3.0 → `path` required/string → `args_json` optional string → path rule →
+ * `args_json` holds JSON → stdin → argv → caps.
+ */
+export const ailangRun = defineTool({
+  id: 'ailang-run',
   title: 'AILANG Run (policy-gated)',
   description:
     "Run one AILANG program inside this episode's worktree under the operator's policy " +
@@ -162,37 +141,37 @@ export const ailangRun: ToolDefinition = {
     PATH_RULE_SENTENCE +
     ' ' +
     closingSentences('Ailang.Run (or Ailang.RunEnv / Ailang.RunNet)'),
-  inputSchema: inputSchema(
-    {
-      path: { type: 'string', description: 'Path to the .ail file, relative to the worktree root' },
-      args_json: {
-        type: 'string',
-        description: 'JSON arguments for the entrypoint (passed as --args-json)',
-      },
-      stdin: {
-        type: 'string',
-        description: `The whole standard input, at most ${RUN_STDIN_MAX_BYTES} UTF-8 bytes; absent means empty`,
-      },
-      argv: {
-        type: 'array',
-        items: { type: 'string' },
-        maxItems: RUN_ARGV_MAX_ITEMS,
-        description:
-          `Program arguments, always after an inner "--": at most ${RUN_ARGV_MAX_ITEMS} items of at most ` +
-          `${RUN_ARGV_ITEM_MAX_BYTES} bytes, no NUL`,
-      },
-      caps: {
-        type: 'array',
-        items: { type: 'string', enum: [...RUN_CAPABILITIES] },
-        minItems: 1,
-        uniqueItems: true,
-        description:
-          'The exact capability set of the run (default IO, FS); never Env together with Net',
-      },
+  effect: RUN_EFFECT,
+  alsoDeclared: [RUN_ENV_EFFECT, RUN_NET_EFFECT],
+  arguments: {
+    path: { type: 'string', description: 'Path to the .ail file, relative to the worktree root' },
+    args_json: {
+      type: 'string',
+      description: 'JSON arguments for the entrypoint (passed as --args-json)',
     },
-    ['path'],
-  ),
-  outputSchema: outputSchema({
+    stdin: {
+      type: 'string',
+      description: `The whole standard input, at most ${RUN_STDIN_MAX_BYTES} UTF-8 bytes; absent means empty`,
+    },
+    argv: {
+      type: 'array',
+      items: { type: 'string' },
+      maxItems: RUN_ARGV_MAX_ITEMS,
+      description:
+        `Program arguments, always after an inner "--": at most ${RUN_ARGV_MAX_ITEMS} items of at most ` +
+        `${RUN_ARGV_ITEM_MAX_BYTES} bytes, no NUL`,
+    },
+    caps: {
+      type: 'array',
+      items: { type: 'string', enum: [...RUN_CAPABILITIES] },
+      minItems: 1,
+      uniqueItems: true,
+      description:
+        'The exact capability set of the run (default IO, FS); never Env together with Net',
+    },
+  },
+  required: ['path'],
+  output: {
     admitted: {
       type: 'boolean',
       description: 'True when the policy admitted the program and it ran',
@@ -224,14 +203,16 @@ export const ailangRun: ToolDefinition = {
       type: 'object',
       description: 'The policy variant that ran: digest, security_mode, caps, net_allow',
     },
-  }),
-  access: accessTriple(RUN_EFFECT),
-  declaredEffects: [
-    declaredTriple(RUN_EFFECT),
-    declaredTriple(RUN_ENV_EFFECT),
-    declaredTriple(RUN_NET_EFFECT),
-  ],
-  finish: false,
-  plan: planRun,
+  },
+  refusal: (a) =>
+    requiredStringRefusal(a, 'path') ??
+    optionalStringRefusal(a, 'args_json') ??
+    pathRefusal(a.path as string) ??
+    argsJsonRefusal(a) ??
+    stdinRefusal(a) ??
+    argvRefusal(a) ??
+    capsRefusal(a),
+  payload: runPayload,
+  effectOf: (payload) => runEffectOf(payload.caps as string[] | undefined),
   sourceUrl: import.meta.url,
-};
+});

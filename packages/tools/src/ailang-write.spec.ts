@@ -1,4 +1,6 @@
-import { planWrite } from './ailang-write.js';
+import { ailangWrite } from './ailang-write.js';
+
+const planWrite = ailangWrite.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',

@@ -2,9 +2,11 @@ import {
   filterBuiltins,
   finishBuiltinsSearch,
   parseBuiltinsInventory,
-  planBuiltinsSearch,
+  builtinsSearch,
 } from './builtins-search.js';
 import type { EffectResult } from './types.js';
+
+const planBuiltinsSearch = builtinsSearch.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',

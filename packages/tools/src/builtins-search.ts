@@ -5,50 +5,25 @@
  */
 import { BUILTINS_SEARCH_MAX_MATCHES } from '@world/contracts';
 import {
-  accessTriple,
-  admitArguments,
   closingSentences,
-  declaredTriple,
-  effectPlan,
+  defineTool,
   finishFailure,
-  inputSchema,
   OK_PROPERTY,
   optionalStringRefusal,
-  outputSchema,
   REFUSED_PROPERTY,
-  refusalPlan,
   soleEffectOutput,
   stringField,
   type JsonObject,
 } from './common.js';
-import type { EffectPlan, EffectResult, ToolDefinition } from './types.js';
+import type { EffectResult } from './types.js';
 
-const ID = 'builtins-search';
 const EFFECT = 'Ailang.Discover';
-/** Argument names in schema order; the `admits only:` list of the unknown-argument refusal. */
-const ARGUMENTS = ['query', 'module'] as const;
 
 /** One builtin of the inventory, as builtins-search returns it (world-spec §3.6). */
 export interface BuiltinEntry {
   name: string;
   module: string;
   effect: string;
-}
-
-/**
- * Plans one `Ailang.Discover` with payload `{"op":"builtins_list"}` (text form, no flags: the JSON
- * inventory exceeds policy-tool's 64 KiB stdout cap) and `finish: true`; the filtering happens in
- * the finish phase (world-spec §3.6). Refusals: steps 4-5 of §3.0, then `query`, `module` not a
- * string.
- * @param args the caller's arguments
- */
-export function planBuiltinsSearch(args: unknown): EffectPlan {
-  const admitted = admitArguments(ID, args, ARGUMENTS);
-  if ('refused' in admitted) return refusalPlan(admitted.refused);
-  const a = admitted.args;
-  const refused = optionalStringRefusal(a, 'query') ?? optionalStringRefusal(a, 'module');
-  if (refused !== undefined) return refusalPlan(refused);
-  return effectPlan(EFFECT, { op: 'builtins_list' }, true);
 }
 
 const HEADER = /^Total: (0|[1-9][0-9]*) builtins$/;
@@ -157,9 +132,14 @@ export function finishBuiltinsSearch(args: unknown, results: EffectResult[]): Js
   };
 }
 
-/** The builtins-search descriptor and transition (world-spec §3.0 table, §3.6). */
-export const builtinsSearch: ToolDefinition = {
-  id: ID,
+/**
+ * The builtins-search descriptor and transition (world-spec §3.0 table, §3.6): one
+ * `Ailang.Discover` with payload `{"op":"builtins_list"}` (text form, no flags: the JSON
+ * inventory exceeds policy-tool's 64 KiB stdout cap) and the finish phase finishBuiltinsSearch,
+ * which filters. Refusals: steps 4-5 of §3.0, then `query`, `module` not a string.
+ */
+export const builtinsSearch = defineTool({
+  id: 'builtins-search',
   title: 'Search AILANG builtins',
   description:
     'Search the builtin inventory compiled into the AILANG tool binary instead of guessing builtin ' +
@@ -171,17 +151,16 @@ export const builtinsSearch: ToolDefinition = {
     'or unparseable inventory is refused as {ok:false, status, refused}, never answered with an ' +
     'empty list. ' +
     closingSentences(EFFECT),
-  inputSchema: inputSchema(
-    {
-      query: {
-        type: 'string',
-        description: 'Case-insensitive substring of name, module or effect',
-      },
-      module: { type: 'string', description: 'Module filter, e.g. std/fs' },
+  effect: EFFECT,
+  arguments: {
+    query: {
+      type: 'string',
+      description: 'Case-insensitive substring of name, module or effect',
     },
-    [],
-  ),
-  outputSchema: outputSchema({
+    module: { type: 'string', description: 'Module filter, e.g. std/fs' },
+  },
+  required: [],
+  output: {
     count: { type: 'integer', description: 'Number of matches returned' },
     matches: {
       type: 'array',
@@ -197,11 +176,9 @@ export const builtinsSearch: ToolDefinition = {
     status: { type: 'string', description: "The effect's status when no inventory was produced" },
     ok: OK_PROPERTY,
     refused: REFUSED_PROPERTY,
-  }),
-  access: accessTriple(EFFECT),
-  declaredEffects: [declaredTriple(EFFECT)],
-  finish: true,
-  plan: planBuiltinsSearch,
-  finishPhase: finishBuiltinsSearch,
+  },
+  refusal: (a) => optionalStringRefusal(a, 'query') ?? optionalStringRefusal(a, 'module'),
+  payload: () => ({ op: 'builtins_list' }),
+  finish: finishBuiltinsSearch,
   sourceUrl: import.meta.url,
-};
+});

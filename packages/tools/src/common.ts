@@ -1,14 +1,15 @@
 /**
  * What every tool shares (world-spec §3.0): the path rule, the argument checks of plan-check steps
- * 4-6 with their exact refusal strings, the plan builders, the descriptor pieces, and the
- * single-result guard of the two finish phases (world-spec §3.4, §3.6).
+ * 4-6 with their exact refusal strings, the plan builders, the descriptor pieces, the
+ * single-result guard of the two finish phases (world-spec §3.4, §3.6), and defineTool, which
+ * builds a tool from what its own file states.
  *
  * Argument checks return the refusal text, or `undefined` when the argument passes, so a tool
  * chains them with `??` and the first refusal in the documented order wins.
  */
 import type { EffectTriple } from '@world/contracts';
 import { TOOL_ACCESS_COST, TOOL_EFFECT_COST } from '@world/contracts';
-import { PLAN_FORMAT, type EffectPlan, type EffectResult } from './types.js';
+import { PLAN_FORMAT, type EffectPlan, type EffectResult, type ToolDefinition } from './types.js';
 
 /** Every tool's effects act on the episode's worktree (world-spec §3.0). */
 export const WORKTREE_SCOPE = 'worktree';
@@ -259,6 +260,71 @@ export function soleEffectOutput(
   if (!isJsonObject(output))
     return { failure: finishFailure(status, 'the effect result carries no output') };
   return { output };
+}
+
+/** What a tool's file states: its descriptor fields and the parts of its transition. */
+export interface ToolSpec {
+  /** tool id = MCP tool name = A2A skill id */
+  id: string;
+  /** A2A skill `name`, exact titles of world-spec §3.0 */
+  title: string;
+  description: string;
+  /** the effect the access triple names and a plan requests unless effectOf says otherwise */
+  effect: string;
+  /** further effects a plan may request, declared after `effect` (ailang-run's variants) */
+  alsoDeclared?: readonly string[];
+  /** the argument properties in schema order: their names are the `admits only:` list */
+  arguments: JsonObject;
+  /** the required argument names */
+  required: readonly string[];
+  /** the result properties, in the section's order; the `world` block is added last */
+  output: JsonObject;
+  /** the tool's own argument refusals after plan-check steps 4-5, the first in its order wins */
+  refusal(args: JsonObject): string | undefined;
+  /** the one effect's payload, from arguments that passed every refusal */
+  payload(args: JsonObject): JsonObject;
+  /** the effect a payload needs, when it depends on the arguments (default: `effect`) */
+  effectOf?(payload: JsonObject): string;
+  /** the pure finish phase (world-spec §2.4 [code]); its presence sets `finish: true` */
+  finish?(args: unknown, results: EffectResult[]): JsonObject;
+  /** import.meta.url of the tool's module (its transition source with this one, DESIGN.md §4) */
+  sourceUrl: string;
+}
+
+/**
+ * Builds a tool from its spec (world-spec §3.0 [code]): the strict input schema, the output
+ * schema with `world`, the access triple (cost 0) and declared triples (cost 1), and the plan
+ * every tool runs — steps 4-5 (admitArguments over the argument names), the tool's refusals,
+ * then one `e1` effect with its payload (finish as the spec has a finish phase), or a refusal
+ * plan carrying the first refusal.
+ * @param spec what the tool's file states
+ * @returns the tool's definition, as the registry lists it
+ */
+export function defineTool(spec: ToolSpec): ToolDefinition {
+  const names = Object.keys(spec.arguments);
+  const finish = spec.finish !== undefined;
+  const plan = (args: unknown): EffectPlan => {
+    const admitted = admitArguments(spec.id, args, names);
+    if ('refused' in admitted) return refusalPlan(admitted.refused);
+    const refused = spec.refusal(admitted.args);
+    if (refused !== undefined) return refusalPlan(refused);
+    const payload = spec.payload(admitted.args);
+    return effectPlan(spec.effectOf?.(payload) ?? spec.effect, payload, finish);
+  };
+  const effects = [spec.effect, ...(spec.alsoDeclared ?? [])];
+  return {
+    id: spec.id,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: inputSchema(spec.arguments, spec.required),
+    outputSchema: outputSchema(spec.output),
+    access: accessTriple(spec.effect),
+    declaredEffects: effects.map(declaredTriple),
+    finish,
+    plan,
+    ...(spec.finish === undefined ? {} : { finishPhase: spec.finish }),
+    sourceUrl: spec.sourceUrl,
+  };
 }
 
 /**

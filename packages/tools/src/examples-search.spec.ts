@@ -1,4 +1,6 @@
-import { planExamplesSearch } from './examples-search.js';
+import { examplesSearch } from './examples-search.js';
+
+const planExamplesSearch = examplesSearch.plan;
 
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
