@@ -34,6 +34,14 @@ export function checkJson(r: CheckResult): CommandOutput {
 }
 
 /**
+ * The `verify` block of `ai-check` where verification is unavailable (no Z3), exactly as the real
+ * binary reports it (ailang.md §1.4).
+ */
+export function verifyUnavailable(): Record<string, unknown> {
+  return { available: false, verified: 0, counterexample: 0, skipped: 0, errors: 0, results: [] };
+}
+
+/**
  * `ailang ai-check`: `{file, check, verify}`; verification is unavailable (no Z3), reported
  * exactly as the real binary does without Z3 (ailang.md §1.4). Exit 1 when the check failed.
  */
@@ -42,14 +50,7 @@ export function aiCheckJson(r: CheckResult): CommandOutput {
   const out = {
     file: r.file,
     check: block,
-    verify: {
-      available: false,
-      verified: 0,
-      counterexample: 0,
-      skipped: 0,
-      errors: 0,
-      results: [],
-    },
+    verify: verifyUnavailable(),
   };
   return {
     exitCode: block.passed ? 0 : 1,

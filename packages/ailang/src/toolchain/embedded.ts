@@ -9,7 +9,7 @@ import {
   AILANG_WORKER_HEAP_MB,
   POLICY_TOOL_STDOUT_MAX_BYTES,
 } from '@world/contracts';
-import type { CommandOutput } from '../cli/check-output.js';
+import { verifyUnavailable, type CommandOutput } from '../cli/check-output.js';
 import { cliArgv, validateCliRequest, type CliRequest } from '../cli/ops.js';
 import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
 import { runOp, type OpJob } from '../cli/run-op.js';
@@ -71,14 +71,7 @@ export function limitOutput(
     const out = {
       file: req.path,
       check: { passed: false, error_count: 1, errors: [err] },
-      verify: {
-        available: false,
-        verified: 0,
-        counterexample: 0,
-        skipped: 0,
-        errors: 0,
-        results: [],
-      },
+      verify: verifyUnavailable(),
     };
     return { exitCode, stdout: `${JSON.stringify(out, null, 2)}\n`, stderr: '' };
   }
