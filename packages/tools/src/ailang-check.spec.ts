@@ -1,8 +1,6 @@
 import { checkReportOf, finishCheck, ailangCheck } from './ailang-check.js';
 import type { EffectResult } from './types.js';
 
-const planCheck = ailangCheck.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -15,7 +13,7 @@ const RECORD = `sha256:${'ab'.repeat(32)}`;
 
 describe('ailang-check plan (world-spec §3.4)', () => {
   it('plans one Ailang.Check ai_check with finish: true', () => {
-    expect(planCheck({ path: 'broken.ail' })).toEqual({
+    expect(ailangCheck.plan({ path: 'broken.ail' })).toEqual({
       plan: 'world/effect-plan/v1',
       effects: [
         {
@@ -46,7 +44,7 @@ describe('ailang-check plan (world-spec §3.4)', () => {
       'unknown argument "flags"; ailang-check admits only: path',
     ],
   ])('%s', (_name, args, refused) => {
-    expect(planCheck(args)).toEqual(refusal(refused));
+    expect(ailangCheck.plan(args)).toEqual(refusal(refused));
   });
 });
 

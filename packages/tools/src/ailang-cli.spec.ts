@@ -1,7 +1,5 @@
 import { CLI_OPS, ailangCli } from './ailang-cli.js';
 
-const planCli = ailangCli.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -35,13 +33,13 @@ describe('ailang-cli plan payloads (world-spec §3.8 [code])', () => {
       { op: 'check', path: 'a.ail', flags: { zz: '1' } },
     ],
   ])('%s: the arguments verbatim', (_name, args) => {
-    const plan = planCli(args);
+    const plan = ailangCli.plan(args);
     expect(plan).toEqual(cli(args));
     expect(Object.keys(plan.effects[0]?.payload ?? {})).toEqual(Object.keys(args));
   });
 
   it.each(CLI_OPS.map((op) => [op]))('admits op %s (§3.8 allowlist)', (op) => {
-    expect(planCli({ op })).toEqual(cli({ op }));
+    expect(ailangCli.plan({ op })).toEqual(cli({ op }));
   });
 
   it('admits exactly the 20 ops of §3.8', () => {
@@ -50,7 +48,7 @@ describe('ailang-cli plan payloads (world-spec §3.8 [code])', () => {
 
   it('copies the arguments: the plan does not alias the caller object', () => {
     const args = { op: 'iface', module: 'std/io', flags: { compact: '' } };
-    const payload = planCli(args).effects[0]?.payload;
+    const payload = ailangCli.plan(args).effects[0]?.payload;
     expect(payload).not.toBe(args);
     expect(payload?.flags).not.toBe(args.flags);
   });
@@ -60,7 +58,7 @@ describe('ailang-cli plan payloads (world-spec §3.8 [code])', () => {
       string,
       unknown
     >;
-    const flags = planCli(args).effects[0]?.payload.flags as Record<string, unknown>;
+    const flags = ailangCli.plan(args).effects[0]?.payload.flags as Record<string, unknown>;
     expect(Object.keys(flags)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(flags)).toBe(Object.prototype);
   });
@@ -124,7 +122,7 @@ describe('ailang-cli plan refusals (world-spec §3.8)', () => {
       `unknown argument "FLAGS"; ${ADMITS}`,
     ],
   ])('%s', (_name, args, refused) => {
-    expect(planCli(args)).toEqual(refusal(refused));
+    expect(ailangCli.plan(args)).toEqual(refusal(refused));
   });
 
   it.each([
@@ -150,6 +148,6 @@ describe('ailang-cli plan refusals (world-spec §3.8)', () => {
       `path "/x" ${PATH_RULE}`,
     ],
   ])('§3.8 check order: %s', (_name, args, refused) => {
-    expect(planCli(args)).toEqual(refusal(refused));
+    expect(ailangCli.plan(args)).toEqual(refusal(refused));
   });
 });

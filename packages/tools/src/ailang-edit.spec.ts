@@ -1,7 +1,5 @@
 import { ailangEdit } from './ailang-edit.js';
 
-const planEdit = ailangEdit.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -13,7 +11,7 @@ const PATH_RULE =
 
 describe('ailang-edit plan (world-spec §3.3)', () => {
   it('plans one Workspace.Write edit with both texts', () => {
-    expect(planEdit({ path: 'hello.ail', old_text: 'hello', new_text: 'bye' })).toEqual({
+    expect(ailangEdit.plan({ path: 'hello.ail', old_text: 'hello', new_text: 'bye' })).toEqual({
       plan: 'world/effect-plan/v1',
       effects: [
         {
@@ -66,6 +64,6 @@ describe('ailang-edit plan (world-spec §3.3)', () => {
       refusal('missing required argument "old_text"'),
     ],
   ])('%s', (_name, args, expected) => {
-    expect(planEdit(args)).toEqual(expected);
+    expect(ailangEdit.plan(args)).toEqual(expected);
   });
 });

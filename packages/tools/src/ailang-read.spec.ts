@@ -1,7 +1,5 @@
 import { ailangRead } from './ailang-read.js';
 
-const planRead = ailangRead.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -58,6 +56,6 @@ describe('ailang-read plan (world-spec §3.1)', () => {
       refusal('unknown argument "file"; ailang-read admits only: path'),
     ],
   ])('%s', (_name, args, expected) => {
-    expect(planRead(args)).toEqual(expected);
+    expect(ailangRead.plan(args)).toEqual(expected);
   });
 });

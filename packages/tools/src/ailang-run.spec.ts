@@ -1,7 +1,5 @@
 import { ailangRun, runEffectOf } from './ailang-run.js';
 
-const planRun = ailangRun.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -78,7 +76,7 @@ describe('ailang-run plan payloads and effects (world-spec §3.5 [code])', () =>
       }),
     ],
   ])('%s', (_name, args, expected) => {
-    const plan = planRun(args);
+    const plan = ailangRun.plan(args);
     expect(plan).toEqual(expected);
     expect(Object.keys(plan.effects[0]?.payload ?? {})).toEqual(
       Object.keys(expected.effects[0]?.payload ?? {}),
@@ -87,7 +85,7 @@ describe('ailang-run plan payloads and effects (world-spec §3.5 [code])', () =>
 
   it('never shares the caller arrays with the plan (the plan is a value)', () => {
     const args = { path: 'x.ail', caps: ['IO', 'FS'], argv: ['a'] };
-    const plan = planRun(args);
+    const plan = ailangRun.plan(args);
     expect(args.caps).toEqual(['IO', 'FS']);
     expect(plan.effects[0]?.payload.caps).not.toBe(args.caps);
     expect(plan.effects[0]?.payload.argv).not.toBe(args.argv);
@@ -201,7 +199,7 @@ describe('ailang-run plan refusals (world-spec §3.5, §11 scenario 18)', () => 
     ['§3.5: path not a string', { path: ['x.ail'] }, 'argument "path" must be a string'],
     ['§3.5: a path refusal', { path: '-policy.ail' }, `path "-policy.ail" ${PATH_RULE}`],
   ])('%s', (_name, args, refused) => {
-    expect(planRun(args)).toEqual(refusal(refused));
+    expect(ailangRun.plan(args)).toEqual(refusal(refused));
   });
 
   it.each([
@@ -271,7 +269,7 @@ describe('ailang-run plan refusals (world-spec §3.5, §11 scenario 18)', () => 
       'capability "IO" is listed twice',
     ],
   ])('§3.5 check order: %s', (_name, args, refused) => {
-    expect(planRun(args)).toEqual(refusal(refused));
+    expect(ailangRun.plan(args)).toEqual(refusal(refused));
   });
 });
 

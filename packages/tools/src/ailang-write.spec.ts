@@ -1,7 +1,5 @@
 import { ailangWrite } from './ailang-write.js';
 
-const planWrite = ailangWrite.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -13,7 +11,7 @@ const PATH_RULE =
 
 describe('ailang-write plan (world-spec §3.2)', () => {
   it('plans one Workspace.Write carrying the whole content', () => {
-    expect(planWrite({ path: 'notes/todo.txt', content: 'first line\n' })).toEqual({
+    expect(ailangWrite.plan({ path: 'notes/todo.txt', content: 'first line\n' })).toEqual({
       plan: 'world/effect-plan/v1',
       effects: [
         {
@@ -30,7 +28,7 @@ describe('ailang-write plan (world-spec §3.2)', () => {
   });
 
   it('plans a write the handler will refuse: .git/ is policy, not plan (§11 scenario 14)', () => {
-    expect(planWrite({ path: '.git/config', content: 'x' }).effects).toEqual([
+    expect(ailangWrite.plan({ path: '.git/config', content: 'x' }).effects).toEqual([
       {
         id: 'e1',
         effect: 'Workspace.Write',
@@ -76,6 +74,6 @@ describe('ailang-write plan (world-spec §3.2)', () => {
     ],
     ['§3.0 step 4', 'a.txt', refusal('arguments must be a JSON object')],
   ])('%s', (_name, args, expected) => {
-    expect(planWrite(args)).toEqual(expected);
+    expect(ailangWrite.plan(args)).toEqual(expected);
   });
 });

@@ -6,8 +6,6 @@ import {
 } from './builtins-search.js';
 import type { EffectResult } from './types.js';
 
-const planBuiltinsSearch = builtinsSearch.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -55,7 +53,7 @@ describe('builtins-search plan (world-spec §3.6)', () => {
     ],
     ['§3.0 step 4', [], refusal('arguments must be a JSON object')],
   ])('%s', (_name, args, expected) => {
-    expect(planBuiltinsSearch(args)).toEqual(expected);
+    expect(builtinsSearch.plan(args)).toEqual(expected);
   });
 });
 

@@ -1,7 +1,5 @@
 import { examplesSearch } from './examples-search.js';
 
-const planExamplesSearch = examplesSearch.plan;
-
 const refusal = (refused: string) => ({
   plan: 'world/effect-plan/v1',
   effects: [],
@@ -11,7 +9,7 @@ const refusal = (refused: string) => ({
 
 describe('examples-search plan (world-spec §3.7)', () => {
   it('plans one Ailang.Discover examples_search with the query', () => {
-    expect(planExamplesSearch({ query: 'fold' })).toEqual({
+    expect(examplesSearch.plan({ query: 'fold' })).toEqual({
       plan: 'world/effect-plan/v1',
       effects: [
         {
@@ -37,6 +35,6 @@ describe('examples-search plan (world-spec §3.7)', () => {
     ['§3.0: query not a string', { query: ['fold'] }, refusal('argument "query" must be a string')],
     ['§3.0 step 4', 42, refusal('arguments must be a JSON object')],
   ])('%s', (_name, args, expected) => {
-    expect(planExamplesSearch(args)).toEqual(expected);
+    expect(examplesSearch.plan(args)).toEqual(expected);
   });
 });
