@@ -9,6 +9,8 @@ import {
   HTTP_READ_HEADER_TIMEOUT_MS,
   HTTP_READ_TIMEOUT_MS,
   SHUTDOWN_DRAIN_MS,
+  formatHostPort,
+  type HostPort,
 } from '@world/contracts';
 import {
   PinoNestLogger,
@@ -22,7 +24,7 @@ import { A2aEndpoint } from './a2a/a2a-endpoint.js';
 import { Authenticator } from './auth/authenticator.js';
 import { loadOperatorCredential } from './auth/operator-credential.js';
 import { SessionResolver } from './auth/session-resolver.js';
-import { assertBindAllowed, isLoopbackHost, parseBind, type BindAddress } from './config.js';
+import { assertBindAllowed, isLoopbackHost, parseBind } from './config.js';
 import { GatewayModule } from './gateway.module.js';
 import { limitConnections } from './http/connections.js';
 import { hostOriginGuard, loopbackHostnames } from './http/host-origin.js';
@@ -40,7 +42,7 @@ export interface GatewayOptions {
   /** how to reach the planner, broker and ledger */
   transport: TransportConfig;
   /** `host:port` or parsed; port 0 picks a free port */
-  bind: string | BindAddress;
+  bind: string | HostPort;
   /** serve beyond loopback (WORLD_BIND_PUBLIC=1; containers) */
   bindPublic?: boolean;
   /** WORLD_HOME: where operator.token lives unless given otherwise */
@@ -168,12 +170,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     throw err;
   }
   const port = (app.getHttpServer().address() as AddressInfo).port;
-  const host = bind.host.includes(':') ? `[${bind.host}]` : bind.host;
   const running = app;
   return {
     service: SERVICE_NAME,
     replica,
-    url: `http://${host}:${port}`,
+    url: `http://${formatHostPort({ host: bind.host, port })}`,
     operatorTokenFile: file,
     checks,
     async close() {

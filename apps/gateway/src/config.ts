@@ -1,21 +1,16 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { CALL_DEADLINE_MS, DEFAULT_HTTP_PORT, HEX64 } from '@world/contracts';
+import {
+  CALL_DEADLINE_MS,
+  DEFAULT_BIND,
+  HEX64,
+  parseHostPort,
+  type HostPort,
+} from '@world/contracts';
 import { CommonEnv, ConfigError, loadConfig } from '@world/runtime';
 
-/** The address the gateway listens on. */
-export interface BindAddress {
-  host: string;
-  /** TCP port; 0 picks a free one (tests) */
-  port: number;
-}
-
-/** `WORLD_BIND` when unset: loopback only (world-spec §10). */
-export const DEFAULT_BIND = `127.0.0.1:${DEFAULT_HTTP_PORT}`;
 /** `WORLD_HOME` when unset. */
 export const DEFAULT_WORLD_HOME = './.world';
-
-const MAX_PORT = 65_535;
 
 /**
  * True for loopback hosts: `localhost`, any 127.0.0.0/8 address and `::1` (world-spec §10:
@@ -29,18 +24,17 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Parses `host:port` (IPv6 as `[::1]:7644`).
- * @throws ConfigError `WORLD_BIND must be host:port …` when malformed
+ * Parses WORLD_BIND with the one host:port grammar (parseHostPort; port 0 picks a free one).
+ * @throws ConfigError `WORLD_BIND must be host:port …` when malformed or the port is too large
  */
-export function parseBind(text: string): BindAddress {
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+)):([0-9]{1,5})$/.exec(text);
-  const port = match === null ? NaN : Number(match[3]);
-  if (match === null || !Number.isInteger(port) || port > MAX_PORT) {
+export function parseBind(text: string): HostPort {
+  const bind = parseHostPort(text);
+  if (bind === null) {
     throw new ConfigError(
       `gateway: invalid configuration: WORLD_BIND must be host:port (e.g. ${DEFAULT_BIND}), got "${text}"`,
     );
   }
-  return { host: match[1] ?? match[2]!, port };
+  return bind;
 }
 
 /**
@@ -49,7 +43,7 @@ export function parseBind(text: string): BindAddress {
  * additional candidates: `bind host "0.0.0.0" is not loopback`, exit 2).
  * @throws ConfigError naming the host
  */
-export function assertBindAllowed(bind: BindAddress, allowPublic: boolean): void {
+export function assertBindAllowed(bind: HostPort, allowPublic: boolean): void {
   if (!allowPublic && !isLoopbackHost(bind.host)) {
     throw new ConfigError(
       `gateway: bind host "${bind.host}" is not loopback (set WORLD_BIND_PUBLIC=1 to serve beyond loopback)`,
@@ -84,7 +78,7 @@ export const GatewayEnv = CommonEnv.extend({
 export interface GatewayConfig {
   natsUrl: string;
   prefix: string;
-  bind: BindAddress;
+  bind: HostPort;
   worldHome: string;
   publicReads: boolean;
   operatorToken?: string;

@@ -1,14 +1,12 @@
 export { GatewayModule } from './gateway.module.js';
 export { startGateway, type GatewayOptions, type RunningGateway } from './boot.js';
 export {
-  DEFAULT_BIND,
   DEFAULT_WORLD_HOME,
   GatewayEnv,
   assertBindAllowed,
   isLoopbackHost,
   loadGatewayConfig,
   parseBind,
-  type BindAddress,
   type GatewayConfig,
 } from './config.js';
 export { OPERATOR_TOKEN_FILE_NAME, loadOperatorCredential } from './auth/operator-credential.js';
@@ -17,6 +15,5 @@ export { ERROR_TABLE, HOST_FAILURE, restErrorOf, mcpErrorOf } from './errors/err
 export { MCP_PROTOCOL_VERSIONS } from './mcp/protocol.js';
 export { A2A_JSONRPC_PATH, A2A_VERSIONS } from './a2a/agent-cards.js';
 export { A2A_MESSAGES, a2aErrorOf } from './errors/error-map.js';
-export { TASK_ID_META_KEY } from './mcp/mcp-exchange.js';
 export { DAEMON_VERSION } from './identity.js';
 export type { LogSink } from './log.js';

@@ -1,4 +1,4 @@
-import { canonicalBytes, canonicalJson } from './jcs.js';
+import { canonicalBytes, canonicalJson, canonicalObjectOf } from './jcs.js';
 
 describe('canonicalJson (RFC 8785)', () => {
   it.each([
@@ -21,5 +21,23 @@ describe('canonicalJson (RFC 8785)', () => {
   it('refuses values that are not JSON', () => {
     expect(() => canonicalJson(undefined)).toThrow('value is not representable as JSON');
     expect(() => canonicalJson(Number.NaN)).toThrow(TypeError);
+  });
+});
+
+describe('canonicalObjectOf (RFC 8785 §3.2.3 around canonical member texts)', () => {
+  it.each([
+    ['two members out of order', { tool: 'ailang-read', arguments: { path: 'a', b: [1] } }],
+    ['null and nested values', { z: null, a: { y: 1, x: '\u2028' } }],
+    [
+      'names sorted by UTF-16 code units',
+      { '\u20ac': 1, '\r': 2, '1': 3, '\ud83d\ude00': 4, '\uffff': 5 },
+    ],
+    ['a name to escape', { 'a"\\\u0001': true }],
+    ['no members', {}],
+  ])('writes what canonicalJson writes for %s', (_row, value: Record<string, unknown>) => {
+    const members = Object.fromEntries(
+      Object.entries(value).map(([name, v]) => [name, canonicalJson(v)]),
+    );
+    expect(canonicalObjectOf(members)).toBe(canonicalJson(value));
   });
 });

@@ -9,7 +9,10 @@ import {
   parseGrant,
   writtenByFor,
   COORDINATOR_INVOCATION_ID,
+  EPISODE_ID,
+  EPISODE_ID_RULE,
   REST_INVOCATION_ID,
+  TASK_ID,
 } from './ids.js';
 
 const TOKEN = 'ab'.repeat(32);
@@ -74,5 +77,48 @@ describe('invocation ids (world-spec §10, DESIGN.md §7.4)', () => {
     expect(COORDINATOR_INVOCATION_ID.test('rest:ep1:t1')).toBe(false);
     expect(REST_INVOCATION_ID.test('rest:demo-1')).toBe(true);
     expect(REST_INVOCATION_ID.test('a2a:demo-1')).toBe(false);
+  });
+});
+
+describe('the id grammars, each written once (world-spec §2.1, §6.5, §10)', () => {
+  it('states the episode rule as every refusal quotes it', () => {
+    expect(EPISODE_ID_RULE).toBe('must match ^[a-z0-9][a-z0-9-]{0,63}$');
+  });
+
+  it.each([
+    ['a', true],
+    ['ep-1', true],
+    ['0' + 'a'.repeat(63), true],
+    ['0' + 'a'.repeat(64), false],
+    ['-ep', false],
+    ['Ep1', false],
+    ['ep_1', false],
+    ['', false],
+  ])('episode id %j matches: %s', (id, ok) => {
+    expect(EPISODE_ID.test(id)).toBe(ok);
+  });
+
+  it.each([
+    ['x', true],
+    ['A.b_c-9', true],
+    ['t'.repeat(128), true],
+    ['t'.repeat(129), false],
+    ['a/b', false],
+    ['', false],
+  ])('task id %j matches: %s', (id, ok) => {
+    expect(TASK_ID.test(id)).toBe(ok);
+  });
+
+  it.each([
+    ['mcp:ep1:t1', true],
+    ['a2a:ep-1:A.b_c', true],
+    [`mcp:${'e'.repeat(64)}:${'t'.repeat(128)}`, true],
+    [`mcp:${'e'.repeat(65)}:t`, false],
+    [`mcp:ep:${'t'.repeat(129)}`, false],
+    ['mcp:Ep:t', false],
+    ['rest:ep:t', false],
+    ['mcp:ep:a/b', false],
+  ])('coordinator invocation id %j matches: %s', (id, ok) => {
+    expect(COORDINATOR_INVOCATION_ID.test(id)).toBe(ok);
   });
 });

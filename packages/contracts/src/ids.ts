@@ -5,10 +5,24 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError, InvalidSessionError, SessionAbsentError } from './errors.js';
 
+/** The episode id grammar without anchors, for ids that embed an episode (world-spec §2.1). */
+const EPISODE_ID_BODY = '[a-z0-9][a-z0-9-]{0,63}';
+/** The A2A task id / MCP idempotency key grammar without anchors (world-spec §6.5). */
+const TASK_ID_BODY = '[A-Za-z0-9._-]{1,128}';
+
 /** Episode id grammar (world-spec §2.1). */
-export const EPISODE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export const EPISODE_ID = new RegExp(`^${EPISODE_ID_BODY}$`);
+/** What every refusal of a malformed episode id says after naming it (world-spec §2.1). */
+export const EPISODE_ID_RULE = `must match ${EPISODE_ID.source}`;
 /** A2A task id / MCP idempotency key grammar (world-spec §6.5). */
-export const TASK_ID = /^[A-Za-z0-9._-]{1,128}$/;
+export const TASK_ID = new RegExp(`^${TASK_ID_BODY}$`);
+/** What a refusal of a malformed caller-chosen task id says after naming it (world-spec §6.5). */
+export const TASK_ID_RULE = 'must be 1-128 characters of [A-Za-z0-9._-]';
+/**
+ * A registry tool id: an MCP tool name verbatim, so `[a-z0-9-]`, at most 64 characters
+ * (world-internals §7.1). Its own rule, though it reads like the episode grammar.
+ */
+export const TOOL_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** A session credential and its id: 64 lowercase hex (world-spec §2.2). */
 export const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -26,8 +40,9 @@ export function invocationIdOf(surface: Surface, episodeId: string, taskId: stri
 }
 
 /** Invocation ids the coordinator commits: `a2a:` or `mcp:` + episode + task. */
-export const COORDINATOR_INVOCATION_ID =
-  /^(a2a|mcp):[a-z0-9][a-z0-9-]{0,63}:[A-Za-z0-9._-]{1,128}$/;
+export const COORDINATOR_INVOCATION_ID = new RegExp(
+  `^(a2a|mcp):${EPISODE_ID_BODY}:${TASK_ID_BODY}$`,
+);
 /** Invocation ids of REST commits: `rest:<id>` (world-spec §5.10; a session's: `rest:<episode>:<id>`). */
 export const REST_INVOCATION_ID = /^rest:[A-Za-z0-9._:-]{1,128}$/;
 

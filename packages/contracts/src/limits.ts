@@ -214,6 +214,8 @@ export const CONFINE_SYMLINK_HOPS_MAX = 40;
 
 /** The gateway's default port: it binds 127.0.0.1:7644 unless told otherwise (world-spec §10). */
 export const DEFAULT_HTTP_PORT = 7644;
+/** The largest TCP port number (RFC 793: a 16-bit field). */
+export const MAX_TCP_PORT = 65_535;
 /**
  * A caller waits this much longer than the callee's own deadline, so the callee's typed answer
  * (Timeout, CommitUncertain…) arrives before the caller's transport gives up.

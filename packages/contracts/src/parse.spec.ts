@@ -1,5 +1,6 @@
 import { BadRequestError } from './errors.js';
-import { parseRequest } from './parse.js';
+import { z } from 'zod';
+import { describeZodError, parseRequest } from './parse.js';
 import { CONTRACTS, ownerOf, wireSubject } from './subjects.js';
 
 describe('parseRequest (one contract per subject, DESIGN.md §1)', () => {
@@ -32,5 +33,34 @@ describe('parseRequest (one contract per subject, DESIGN.md §1)', () => {
       expect(['ledger', 'broker', 'planner']).toContain(ownerOf(subject));
       expect(wireSubject('world', subject)).toBe(`world.${subject}`);
     }
+  });
+});
+
+describe('describeZodError (one describer: first problem, field named by fieldName)', () => {
+  const Body = z.object({ objects: z.array(z.object({ hash: z.string() })) });
+
+  it.each([
+    [
+      'a nested array field',
+      { objects: [{ hash: 1 }] },
+      undefined,
+      'objects[0].hash: Invalid input: expected string, received number',
+    ],
+    [
+      'the value itself, as a request',
+      7,
+      undefined,
+      'request: Invalid input: expected object, received number',
+    ],
+    [
+      'the value itself, as a body',
+      7,
+      'body',
+      'body: Invalid input: expected object, received number',
+    ],
+  ] as const)('names %s', (_row, value, whole, message) => {
+    const result = Body.safeParse(value);
+    expect(result.success).toBe(false);
+    expect(describeZodError(result.error!, whole)).toBe(message);
   });
 });

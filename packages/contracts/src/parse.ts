@@ -2,12 +2,26 @@ import type { z } from 'zod';
 import { BadRequestError } from './errors.js';
 import { CONTRACTS, type ParsedRequestOf, type SubjectName } from './subjects.js';
 
-/** One line naming the first problem zod found: `<path>: <message>`. */
-export function describeZodError(error: z.ZodError): string {
+/** A zod issue path as a field name: `objects[0].hash`, `entry.header.writtenBy`. */
+export function fieldName(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/**
+ * One line naming the first problem zod found: `<field>: <message>` (fieldName), or
+ * `<whole>: <message>` when the value itself is wrong.
+ * @param whole what the value is called: `request` (a subject's request, an environment)
+ */
+export function describeZodError(error: z.ZodError, whole = 'request'): string {
   const issue = error.issues[0];
-  if (issue === undefined) return 'invalid input';
-  const path = issue.path.length > 0 ? issue.path.join('.') : 'request';
-  return `${path}: ${issue.message}`;
+  if (issue === undefined) return `invalid ${whole}`;
+  const field = fieldName(issue.path);
+  return `${field === '' ? whole : field}: ${issue.message}`;
 }
 
 /**

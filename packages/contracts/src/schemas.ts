@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { refProblem } from '@world/canonical';
-import { EPISODE_ID, HEX64, TASK_ID } from './ids.js';
+import { EPISODE_ID, EPISODE_ID_RULE, HEX64, TASK_ID, TOOL_ID } from './ids.js';
 
 /** A real (non-zero) `sha256:` ref. */
 export const RefSchema = z.string().superRefine((v, ctx) => {
@@ -12,9 +12,7 @@ export const RefSchema = z.string().superRefine((v, ctx) => {
   if (problem !== null) ctx.addIssue({ code: 'custom', message: `ref ${problem}` });
 }) as unknown as z.ZodType<`sha256:${string}`>;
 
-export const EpisodeIdSchema = z
-  .string()
-  .regex(EPISODE_ID, 'episode id must match ^[a-z0-9][a-z0-9-]{0,63}$');
+export const EpisodeIdSchema = z.string().regex(EPISODE_ID, `episode id ${EPISODE_ID_RULE}`);
 export const TaskIdSchema = z.string().regex(TASK_ID, 'task id must be 1-128 of [A-Za-z0-9._-]');
 export const CredentialIdSchema = z.string().regex(HEX64, 'credential id must be 64 lowercase hex');
 export const SurfaceSchema = z.enum(['mcp', 'a2a']);
@@ -116,7 +114,7 @@ export type EffectRecord = z.infer<typeof EffectRecordSchema>;
 
 /** A tool descriptor as the registry serves it (world-spec §2.4, §7.7). */
 export const ToolDescriptorSchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
+  id: z.string().regex(TOOL_ID),
   title: z.string(),
   description: z.string(),
   inputSchema: z.record(z.string(), z.unknown()),

@@ -1,13 +1,6 @@
 import { ArgumentsHost, Catch, type RpcExceptionFilter } from '@nestjs/common';
 import { throwError, type Observable } from 'rxjs';
-import { InternalError, WorldError, type WireError } from '@world/contracts';
-import {
-  InvalidRefError,
-  InvalidBase64Error,
-  ObjectHashMismatchError,
-  InvalidEnvelopeError,
-} from '@world/canonical';
-import { BadRequestError } from '@world/contracts';
+import { InternalError, typedErrorOf, type WireError } from '@world/contracts';
 import { logger } from './logger.js';
 
 /**
@@ -24,15 +17,8 @@ export class WorldRpcExceptionFilter implements RpcExceptionFilter<unknown> {
 
 /** The wire form of any thrown value (see WorldRpcExceptionFilter). */
 export function toWireError(exception: unknown): WireError {
-  if (exception instanceof WorldError) return exception.toWire();
-  if (
-    exception instanceof InvalidRefError ||
-    exception instanceof InvalidBase64Error ||
-    exception instanceof ObjectHashMismatchError ||
-    exception instanceof InvalidEnvelopeError
-  ) {
-    return new BadRequestError(exception.message).toWire();
-  }
+  const typed = typedErrorOf(exception);
+  if (typed !== undefined) return typed.toWire();
   logger.error({ err: exception }, 'unexpected error in a message handler');
   return new InternalError().toWire();
 }

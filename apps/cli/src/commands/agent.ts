@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { refOf } from '@world/canonical';
-import { CLI_PREVIEW_CHARS, TASK_ID } from '@world/contracts';
+import { CLI_PREVIEW_CHARS, MCP_TASK_ID_META_KEY, TASK_ID, TASK_ID_RULE } from '@world/contracts';
 import { gatewayUrl, sessionToken, type Warn } from './client/credentials.js';
 import { preview } from './client/format.js';
 import { GatewayClient, GatewayHttpError, httpError } from './client/http.js';
@@ -14,8 +14,6 @@ import { HOST_FAILURE_CODE, McpCallError, McpClient } from './client/mcp.js';
 import { warner, type Output } from './operator.js';
 import { CliError, strictUtf8 } from './util.js';
 
-/** The `_meta` key of a caller's idempotency key (DESIGN.md §7.4). */
-export const TASK_ID_META_KEY = 'world/taskId';
 /** A tool description in `tools list` keeps this many characters of its first line. */
 const DESCRIPTION_CHARS = CLI_PREVIEW_CHARS / 2;
 
@@ -211,10 +209,7 @@ export interface CallOptions extends CallArgOptions {
  */
 export async function call(tool: string, options: CallOptions, ctx: CallContext): Promise<number> {
   if (options.taskId !== undefined && !TASK_ID.test(options.taskId)) {
-    throw new CliError(
-      `--task-id "${options.taskId}" must be 1-128 characters of [A-Za-z0-9._-]`,
-      2,
-    );
+    throw new CliError(`--task-id "${options.taskId}" ${TASK_ID_RULE}`, 2);
   }
   const args = await callArguments(options, ctx.stdin);
   const token = await requireSession(options.session, ctx.env, warner(ctx.io));
@@ -229,7 +224,7 @@ export async function call(tool: string, options: CallOptions, ctx: CallContext)
       answer = await mcp.callTool(
         tool,
         args,
-        options.taskId === undefined ? undefined : { [TASK_ID_META_KEY]: options.taskId },
+        options.taskId === undefined ? undefined : { [MCP_TASK_ID_META_KEY]: options.taskId },
       );
     } catch (err) {
       if (err instanceof McpCallError && err.code === HOST_FAILURE_CODE) {

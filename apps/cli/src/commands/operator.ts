@@ -7,7 +7,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { chmod, open, unlink, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { BadRequestError, EPISODE_ID, HEX64, parseGrant, type Grant } from '@world/contracts';
+import {
+  BadRequestError,
+  EPISODE_ID,
+  EPISODE_ID_RULE,
+  HEX64,
+  parseGrant,
+  type Grant,
+} from '@world/contracts';
 import { gatewayUrl, operatorToken } from './client/credentials.js';
 import { isoTime } from './client/format.js';
 import { GatewayClient } from './client/http.js';
@@ -50,8 +57,7 @@ async function operatorClient(env: NodeJS.ProcessEnv): Promise<GatewayClient> {
  * @throws CliError (exit 2) naming the grammar
  */
 export function checkEpisodeId(id: string): string {
-  if (!EPISODE_ID.test(id))
-    throw new CliError(`episode id "${id}" must match ^[a-z0-9][a-z0-9-]{0,63}$`, 2);
+  if (!EPISODE_ID.test(id)) throw new CliError(`episode id "${id}" ${EPISODE_ID_RULE}`, 2);
   return id;
 }
 

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { WHY_SCAN_DEFAULT, WHY_SCAN_MAX } from '@world/contracts';
+import { EPISODE_ID, WHY_SCAN_DEFAULT, WHY_SCAN_MAX } from '@world/contracts';
 import { call, health, toolsList } from './agent.js';
 import { logTail } from './log-tail.js';
 import { episodeCreate, sessionList, sessionMint, sessionRevoke, STDIO } from './operator.js';
@@ -56,7 +56,7 @@ export function registerClientCommands(program: Command): void {
   episode
     .command('create')
     .description('create an episode and its worktree ($WORLD_WORKSPACE_ROOT/<episode>)')
-    .argument('<episode>', 'episode id: ^[a-z0-9][a-z0-9-]{0,63}$')
+    .argument('<episode>', `episode id: ${EPISODE_ID.source}`)
     .option('--from <dir>', "copy this directory's files into the new worktree")
     .option('--git <repo>', 'a git worktree of this repository')
     .option('--ref <ref>', 'with --git: the commit to check out')

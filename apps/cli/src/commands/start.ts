@@ -1,6 +1,7 @@
 import { BrokerEnv } from '@world/broker';
 import { z } from 'zod';
-import { assertBindAllowed, parseBind, type BindAddress } from '@world/gateway';
+import type { HostPort } from '@world/contracts';
+import { assertBindAllowed, parseBind } from '@world/gateway';
 import {
   CommonEnv,
   ConfigError,
@@ -71,7 +72,7 @@ export function loadStartEnv(command: string, env: NodeJS.ProcessEnv): z.output<
 
 /** `world start`'s validated configuration. */
 export interface StartConfig {
-  bind: BindAddress;
+  bind: HostPort;
   bindPublic: boolean;
   publicReads: boolean;
   callDeadlineMs?: number;
@@ -91,7 +92,7 @@ export function startConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): StartConfig {
   const parsed = loadStartEnv(START, env);
-  let bind: BindAddress;
+  let bind: HostPort;
   try {
     bind = parseBind(options.bind);
     assertBindAllowed(bind, parsed.WORLD_BIND_PUBLIC);

@@ -12,7 +12,8 @@ import {
 import { startLedger } from '@world/ledger';
 import { startBroker } from '@world/broker';
 import { startPlanner } from '@world/planner';
-import { startGateway, type BindAddress } from '@world/gateway';
+import type { HostPort } from '@world/contracts';
+import { startGateway } from '@world/gateway';
 import type { WorldPaths } from './paths.js';
 import { startPostgresServer, type PostgresServer } from './postgres/index.js';
 
@@ -34,7 +35,7 @@ export interface System {
 export interface SystemOptions {
   paths: WorldPaths;
   /** host:port of the gateway (port 0 = any free port) */
-  bind: string | BindAddress;
+  bind: string | HostPort;
   /** serve beyond loopback (WORLD_BIND_PUBLIC=1); default loopback only */
   bindPublic?: boolean;
   publicReads?: boolean;

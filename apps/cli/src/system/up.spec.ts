@@ -73,11 +73,21 @@ describe('parseUpBind (world-spec §10: default 127.0.0.1:7644)', () => {
     [undefined, { host: '127.0.0.1', port: 7644 }],
     ['0.0.0.0:8080', { host: '0.0.0.0', port: 8080 }],
     ['localhost:7700', { host: 'localhost', port: 7700 }],
+    ['localhost:65535', { host: 'localhost', port: 65535 }],
+    ['[::1]:7644', { host: '::1', port: 7644 }],
   ])('%s', (text, expected) => {
     expect(parseUpBind(text)).toEqual(expected);
   });
 
-  it.each([['7644'], ['host:'], [':7644'], ['host:port']])('refuses "%s" with exit 2', (text) => {
+  it.each([
+    ['7644'],
+    ['host:'],
+    [':7644'],
+    ['host:port'],
+    ['127.0.0.1:0'],
+    ['127.0.0.1:65536'],
+    ['127.0.0.1:99999'],
+  ])('refuses "%s" with exit 2', (text) => {
     expect(() => parseUpBind(text)).toThrow(
       new CliError(`WORLD_BIND "${text}" must be host:port`, 2),
     );

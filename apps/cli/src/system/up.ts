@@ -3,10 +3,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
+  DEFAULT_BIND,
   SHUTDOWN_DRAIN_MS,
   UP_MAX_REPLICAS,
   UP_READY_TIMEOUT_MS,
   UP_STOP_MARGIN_MS,
+  formatHostPort,
+  parseHostPort,
+  type HostPort,
 } from '@world/contracts';
 import { loadOperatorCredential, OPERATOR_TOKEN_FILE_NAME } from '@world/gateway';
 import { NatsRpcClient } from '@world/runtime';
@@ -53,15 +57,15 @@ export function parseReplicas(text: string | undefined): Replicas {
 }
 
 /**
- * Parses WORLD_BIND (`host:port`, default 127.0.0.1:7644) for `world up`.
- * @throws CliError (exit 2) when it is not host:port
+ * Parses WORLD_BIND (default DEFAULT_BIND) for `world up` with the gateway's host:port grammar
+ * (parseHostPort). Port 0 is refused too: the replicas take consecutive ports from it.
+ * @throws CliError (exit 2) when it is not host:port with a port of 1–65535
  */
-export function parseUpBind(text: string | undefined): { host: string; port: number } {
-  const [host, portText] = (text ?? '127.0.0.1:7644').split(/:(?=[^:]*$)/);
-  const port = Number(portText);
-  if (!host || !Number.isInteger(port) || port <= 0)
+export function parseUpBind(text: string | undefined): HostPort {
+  const bind = parseHostPort(text ?? DEFAULT_BIND);
+  if (bind === null || bind.port === 0)
     throw new CliError(`WORLD_BIND "${text}" must be host:port`, 2);
-  return { host, port };
+  return bind;
 }
 
 /**
@@ -114,7 +118,7 @@ export interface ServiceProcess {
 /** Where one process listens and how its lines are reported. */
 export interface SpawnOptions {
   /** the gateway's host:port (gateways only) */
-  bind?: { host: string; port: number };
+  bind?: HostPort;
   /** WORLD_HEALTH_PORT of this process (0 = any free port) */
   healthPort?: number;
   onLine: (replica: string, line: string) => void;
@@ -129,10 +133,10 @@ export interface SpawnOptions {
 export function replicaEnv(
   replica: string,
   env: NodeJS.ProcessEnv,
-  options: { bind?: { host: string; port: number }; healthPort?: number },
+  options: { bind?: HostPort; healthPort?: number },
 ): NodeJS.ProcessEnv {
   const childEnv: NodeJS.ProcessEnv = { ...env, WORLD_REPLICA: replica };
-  if (options.bind !== undefined) childEnv.WORLD_BIND = `${options.bind.host}:${options.bind.port}`;
+  if (options.bind !== undefined) childEnv.WORLD_BIND = formatHostPort(options.bind);
   if (options.healthPort !== undefined) childEnv.WORLD_HEALTH_PORT = String(options.healthPort);
   if (env.DATABASE_URL) {
     try {
@@ -240,7 +244,7 @@ function readyHealthPort(line: string): number | undefined {
 export function spawnServices(
   replicas: Replicas,
   env: NodeJS.ProcessEnv,
-  bind: { host: string; port: number },
+  bind: HostPort,
   onLine: (replica: string, line: string) => void,
   options: { healthPorts?: { base: number } } = {},
 ): ServiceProcess[] {
@@ -413,10 +417,9 @@ export async function startUp(
     );
     try {
       const demo = await bootstrapDemo(rpc, paths);
-      const host = bind.host.includes(':') ? `[${bind.host}]` : bind.host;
       const gateways = processes
         .filter((p) => p.service === 'gateway')
-        .map((p) => `http://${host}:${p.port}`);
+        .map((p) => `http://${formatHostPort({ host: bind.host, port: p.port! })}`);
       return { processes, gateways, paths, operatorTokenFile, demo, env: childEnv, respawn, stop };
     } finally {
       await rpc.close();

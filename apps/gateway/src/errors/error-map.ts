@@ -3,13 +3,12 @@
  * on `/v1` (world-spec §5.1), a JSON-RPC code and message on `/mcp` (world-spec §6.3).
  * Services throw typed errors; only this table decides their wire form (CONVENTIONS.md "Errors").
  */
-import { InvalidBase64Error, InvalidRefError } from '@world/canonical';
 import {
-  BadRequestError,
   EffectsUnrecordedError,
   InternalError,
   MESSAGES,
-  WorldError,
+  typedErrorOf,
+  type WorldError,
 } from '@world/contracts';
 
 /** JSON-RPC codes the gateway answers with (JSON-RPC 2.0 §5.1). */
@@ -253,15 +252,11 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
 export const INTERNAL_ROW: ErrorRow = ERROR_TABLE.Internal!;
 
 /**
- * Normalises any thrown value to a WorldError: canonical-encoding refusals (bad refs, bad
- * base64) are the caller's BadRequest; anything untyped is Internal (its cause is logged by the
- * caller, never sent).
+ * Any thrown value as the WorldError the table maps (typedErrorOf); anything untyped is Internal
+ * (its cause is logged by the caller, never sent).
  */
 export function asWorldError(err: unknown): WorldError {
-  if (err instanceof WorldError) return err;
-  if (err instanceof InvalidRefError || err instanceof InvalidBase64Error)
-    return new BadRequestError(err.message);
-  return new InternalError();
+  return typedErrorOf(err) ?? new InternalError();
 }
 
 /** The table row of an error (Internal for unknown classes and untyped values). */

@@ -1,8 +1,7 @@
 import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { InvalidBase64Error, InvalidRefError } from '@world/canonical';
-import { WorldError } from '@world/contracts';
-import { asWorldError, restErrorOf } from '../errors/error-map.js';
+import { InternalError, typedErrorOf } from '@world/contracts';
+import { restErrorOf } from '../errors/error-map.js';
 import type { LogSink } from '../log.js';
 
 /** Path → allowed methods of every REST route, for 405 answers (world-spec §5: Go method patterns). */
@@ -35,13 +34,9 @@ export class RestExceptionFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof HttpException) return this.routing(exception, req, res);
-    const error = asWorldError(exception);
-    const typed =
-      exception instanceof WorldError ||
-      exception instanceof InvalidRefError ||
-      exception instanceof InvalidBase64Error;
-    const { status, body } = restErrorOf(error);
-    if (!typed || status >= 500)
+    const typed = typedErrorOf(exception);
+    const { status, body } = restErrorOf(typed ?? new InternalError());
+    if (typed === undefined || status >= 500)
       this.log.error({ err: exception, path: req.path, status }, 'request failed');
     if (status === 413) res.setHeader('Connection', 'close');
     res.status(status).json(body);

@@ -1,19 +1,10 @@
 import type { z } from 'zod';
-import { BadRequestError } from '@world/contracts';
-
-/** A zod issue path as a field name: `objects[0].hash`, `entry.header.writtenBy`. */
-export function fieldName(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
-}
+import { BadRequestError, describeZodError, fieldName } from '@world/contracts';
 
 /**
- * One line naming the first problem of a request body: `unknown field "<f>"`,
- * `missing field "<f>"`, or `<field>: <problem>` (world-spec §5.1: "message names what").
+ * One line naming the first problem of a request body (world-spec §5.1: "message names what"):
+ * `unknown field "<f>"` and `missing field "<f>"` in a body's words, any other problem as every
+ * contract states it (describeZodError: `<field>: <problem>`, `body: <problem>`).
  */
 export function describeBodyIssue(error: z.ZodError): string {
   const issue = error.issues[0];
@@ -26,7 +17,7 @@ export function describeBodyIssue(error: z.ZodError): string {
   if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
     return `missing field "${where}"`;
   }
-  return `${where === '' ? 'body' : where}: ${issue.message}`;
+  return describeZodError(error, 'body');
 }
 
 /**

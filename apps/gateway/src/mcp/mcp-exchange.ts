@@ -2,9 +2,11 @@ import {
   BadRequestError,
   EffectsUnrecordedError,
   InternalError,
+  MCP_TASK_ID_META_KEY,
   READ_DEADLINE_MS,
   REPLY_GRACE_MS,
   TASK_ID,
+  TASK_ID_RULE,
   type Session,
   type ToolDescriptor,
   type WorldError,
@@ -24,9 +26,6 @@ import {
 import { asWorldError, mcpErrorOf } from '../errors/error-map.js';
 import type { LogSink } from '../log.js';
 import { DEFAULT_PROTOCOL_VERSION, type RequestId } from './protocol.js';
-
-/** The `_meta` key an MCP client may set to get exactly-once semantics (DESIGN.md §7.4). */
-export const TASK_ID_META_KEY = 'world/taskId';
 
 /** An MCP tool as `tools/list` lists it (world-spec §6.2). */
 export interface McpTool {
@@ -183,11 +182,9 @@ export class McpExchange {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw new BadRequestError('arguments must be a JSON object');
     }
-    const taskId = params._meta?.[TASK_ID_META_KEY];
+    const taskId = params._meta?.[MCP_TASK_ID_META_KEY];
     if (taskId !== undefined && (typeof taskId !== 'string' || !TASK_ID.test(taskId))) {
-      throw new BadRequestError(
-        `_meta["${TASK_ID_META_KEY}"] must be 1-128 characters of [A-Za-z0-9._-]`,
-      );
+      throw new BadRequestError(`_meta["${MCP_TASK_ID_META_KEY}"] ${TASK_ID_RULE}`);
     }
     // The planner admits the tool against the same grants before anything runs and answers
     // UnknownToolError (→ -32602) otherwise: no separate tools.list round trip per call.

@@ -8,19 +8,17 @@ import {
   UnsupportedProtocolVersionError,
   isJsonContentType,
 } from '@modelcontextprotocol/server';
+import { MCP_MODERN_PROTOCOL_VERSION } from '@world/contracts';
 
 /** The first revision with the Streamable HTTP transport; older ones never reach an HTTP endpoint. */
 export const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
-/** The stateless revision the SDK serves on its modern path (ecosystem.md §2.1). */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
-
 /**
  * Every `MCP-Protocol-Version` this endpoint accepts: the SDK's 2025-era versions from the first
  * Streamable HTTP revision on, plus the modern revision (world-spec §6.2 + ecosystem.md §2.1).
  */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
   ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= FIRST_STREAMABLE_HTTP_VERSION).sort(),
-  MODERN_PROTOCOL_VERSION,
+  MCP_MODERN_PROTOCOL_VERSION,
 ];
 
 /** The revision assumed when the header is absent (world-spec §6.2). */

@@ -1,6 +1,7 @@
 import {
   BadRequestError,
   CredentialIdSchema,
+  EPISODE_ID_RULE,
   EpisodeIdSchema,
   HEX64,
   READ_DEADLINE_MS,
@@ -72,7 +73,7 @@ export async function listSessions(
     episode !== undefined &&
     (typeof episode !== 'string' || !EpisodeIdSchema.safeParse(episode).success)
   ) {
-    throw new BadRequestError('episode must match ^[a-z0-9][a-z0-9-]{0,63}$');
+    throw new BadRequestError(`episode ${EPISODE_ID_RULE}`);
   }
   const reply = await rpc.request(
     'broker.session.list',

@@ -2,11 +2,13 @@ import { decodeBase64, refProblem } from '@world/canonical';
 import {
   CommitUncertainError,
   EntryHeaderSchema,
+  LedgerRestCommitRequest,
+  LogEntrySchema,
   REPLY_GRACE_MS,
   REST_COMMIT_MS,
   REST_INVOCATION_ID,
-  RefSchema,
   TransportTimeoutError,
+  WireObjectSchema,
   WorldSchema,
   z,
   type CommitAuthor,
@@ -38,35 +40,21 @@ const ObservedHead = z.string().superRefine((text, ctx) => {
 });
 
 /**
- * The body of POST /v1/commit: exactly these fields, nothing unknown at any level
- * (world-spec §5.10: "DisallowUnknownFields"), every ref strict.
+ * The body of POST /v1/commit: the ledger's REST commit request without its author (the
+ * gateway states that from the credential), held to the edge's stricter reading — exactly these
+ * fields, nothing unknown at any level (world-spec §5.10: "DisallowUnknownFields"), every ref
+ * strict, payloads standard base64, observedHead '' or a ref.
  */
-export const CommitBodySchema = z
-  .object({
+export const CommitBodySchema = LedgerRestCommitRequest.omit({ author: true })
+  .extend({
     invocationId: z
       .string()
       .regex(REST_INVOCATION_ID, 'must be rest:<id> with 1-128 of [A-Za-z0-9._:-] after the prefix')
       .optional(),
     observedHead: ObservedHead,
-    objects: z.array(
-      z
-        .object({
-          hash: RefSchema,
-          interfaceHash: RefSchema,
-          semanticId: z.string().min(1),
-          provenance: z.string(),
-          payload: Base64,
-        })
-        .strict(),
-    ),
+    objects: z.array(WireObjectSchema.extend({ payload: Base64 }).strict()),
     nextWorld: WorldSchema.strict(),
-    entry: z
-      .object({
-        header: EntryHeaderSchema.strict(),
-        entryHash: RefSchema,
-        transitionRef: RefSchema,
-      })
-      .strict(),
+    entry: LogEntrySchema.extend({ header: EntryHeaderSchema.strict() }).strict(),
   })
   .strict();
 

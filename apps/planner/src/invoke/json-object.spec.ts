@@ -34,4 +34,15 @@ describe('requestHashOf', () => {
       sha256Hex(canonicalBytes({ tool, arguments: args })),
     );
   });
+
+  it.each([
+    [
+      'ailang-read',
+      { path: 'hello.ail', content: 'é\u2028\ud83d\ude00' },
+      'a5e43dbe2eb45fbc8b672fbc6e5832ea3547a72a0e1b69d0ee2c51664901ba76',
+    ],
+    ['ailang-read', null, 'c43da268b064e0e541663bd0cf5befee14778f3026e0a8a1deac4b52b43f7c6e'],
+  ])('keeps the hash a resend is checked against: %s %j', (tool, args, hash) => {
+    expect(requestHashOf(tool, canonicalBytes(args))).toBe(hash);
+  });
 });

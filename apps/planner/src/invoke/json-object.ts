@@ -1,5 +1,7 @@
 import {
   canonicalBytes,
+  canonicalJson,
+  canonicalObjectOf,
   makeObject,
   refOf,
   sha256Hex,
@@ -35,15 +37,14 @@ export function jsonObject(semanticId: string, provenance: string, value: unknow
 
 /**
  * The request hash of a keyed invocation: lowercase hex sha256 of the canonical JSON of
- * `{tool, arguments}` (RFC 8785), built from the input object's canonical bytes (the canonical
- * JSON of the arguments, or of null) instead of canonicalizing the arguments a second time.
- * RFC 8785 orders the keys by UTF-16 code units ("arguments" before "tool") and writes a string
- * as JSON.stringify does.
+ * `{tool, arguments}` (RFC 8785), composed around the input object's canonical bytes (the
+ * canonical JSON of the arguments, or of null) instead of canonicalizing the arguments a second
+ * time (canonicalObjectOf).
  * @param toolId the tool id the call names
  * @param inputPayload canonical bytes of `arguments ?? null` (the invocation input's payload)
  */
 export function requestHashOf(toolId: string, inputPayload: Buffer): string {
   return sha256Hex(
-    `{"arguments":${inputPayload.toString('utf8')},"tool":${JSON.stringify(toolId)}}`,
+    canonicalObjectOf({ arguments: inputPayload.toString('utf8'), tool: canonicalJson(toolId) }),
   );
 }

@@ -11,12 +11,9 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/client';
-import { CLIENT_TIMEOUT_MS } from '@world/contracts';
+import { CLIENT_TIMEOUT_MS, MCP_MODERN_PROTOCOL_VERSION } from '@world/contracts';
 import { CliError } from '../util.js';
 import { unreachable } from './http.js';
-
-/** The protocol version the client pins (ecosystem.md §2.1: "latest"; served by the gateway). */
-export const MCP_CLIENT_PROTOCOL = '2026-07-28';
 
 /** The one-line fix printed under a session refusal. */
 export const SESSION_FIX =
@@ -63,7 +60,7 @@ export class McpClient {
   static async connect(baseUrl: string, token: string): Promise<McpClient> {
     const client = new Client(
       { name: 'world-cli', version: '0.1.0' },
-      { versionNegotiation: { mode: { pin: MCP_CLIENT_PROTOCOL } } },
+      { versionNegotiation: { mode: { pin: MCP_MODERN_PROTOCOL_VERSION } } },
     );
     const self = new McpClient(baseUrl, client);
     const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
