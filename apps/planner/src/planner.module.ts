@@ -1,12 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { RPC, type InFlight, type RpcClient } from '@world/runtime';
+import { AdmitCall } from './invoke/admit-call.js';
+import { CommitCall } from './invoke/commit-call.js';
+import { EffectCall } from './invoke/effect-call.js';
+import { EpisodeLeases } from './invoke/episode-leases.js';
+import { FinishCall } from './invoke/finish-call.js';
+import { InvocationClaims } from './invoke/invocation-claims.js';
 import { InvokeController } from './invoke/invoke.controller.js';
 import { InvokeTool } from './invoke/invoke-tool.js';
+import { PlanCall } from './invoke/plan-call.js';
 import { RegistryController } from './registry/registry.controller.js';
 import { ToolRegistry } from './registry/tool-registry.js';
 import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from './settings.js';
 
-/** Wiring of the planner: the registry, the invoke use case, their controllers. */
+/** Wiring of the planner: the registry, the invoke use case and its steps, their controllers. */
 @Module({})
 export class PlannerModule {
   static register(deps: {
@@ -24,6 +31,13 @@ export class PlannerModule {
         { provide: PLANNER_SETTINGS, useValue: deps.settings },
         { provide: ToolRegistry, useValue: deps.registry },
         { provide: PLANNER_BACKGROUND, useValue: deps.background },
+        AdmitCall,
+        InvocationClaims,
+        PlanCall,
+        FinishCall,
+        CommitCall,
+        EpisodeLeases,
+        EffectCall,
         InvokeTool,
       ],
     };

@@ -30,6 +30,7 @@ import {
   SessionUnknownError,
   ShuttingDownError,
   StoredObjectCorruptError,
+  TransitionPinMismatchError,
   TransportTimeoutError,
   UncertainError,
   UnknownToolError,
@@ -75,6 +76,7 @@ const RESTORERS: Record<string, Restorer> = {
   InvocationNotCommitted: (m) => new InvocationNotCommittedError(m),
   ClaimGivenUp: (m, d) => new ClaimGivenUpError(str(d.invocationId), m),
   UnknownTool: (m, d) => new UnknownToolError(str(d.toolId), m),
+  TransitionPinMismatch: (m) => new TransitionPinMismatchError(m),
   NoHandler: (m) => new NoHandlerError(m),
   PlanLaw: (m) => new PlanLawError(m),
 };

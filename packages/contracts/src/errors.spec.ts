@@ -11,6 +11,7 @@ import {
   MESSAGES,
   NotFoundError,
   SessionExpiredError,
+  TransitionPinMismatchError,
   TransportTimeoutError,
   UncertainError,
   UnknownToolError,
@@ -34,6 +35,7 @@ describe('wire errors (CONVENTIONS.md "Errors"): every class survives the wire w
     ['InvocationNotCommitted', new InvocationNotCommittedError()],
     ['Uncertain', new UncertainError()],
     ['UnknownTool', new UnknownToolError('ailang-write')],
+    ['TransitionPinMismatch', new TransitionPinMismatchError()],
     ['TransportTimeout', new TransportTimeoutError('ledger.commit did not answer within 10 ms')],
   ])('%s', (errorClass, error) => {
     const wire = JSON.parse(JSON.stringify(error.toWire()));

@@ -326,6 +326,18 @@ export class UnknownToolError extends WorldError {
   }
 }
 
+/**
+ * The caller pinned another transition source than the registered one (A2A
+ * `metadata.transition_fn`, world-spec §6.5: -32602 `proposal does not match the registered
+ * transition`). The planner checks it right after admitting the tool.
+ */
+export class TransitionPinMismatchError extends WorldError {
+  readonly errorClass = 'TransitionPinMismatch';
+  constructor(message = 'proposal does not match the registered transition') {
+    super(message);
+  }
+}
+
 /** Rule R8: the plan asks for an effect this deployment has no handler for (world-spec §2.6). */
 export class NoHandlerError extends WorldError {
   readonly errorClass = 'NoHandler';

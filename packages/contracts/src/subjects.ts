@@ -194,6 +194,11 @@ export const InvokeRequest = z.object({
   arguments: z.unknown(),
   /** the caller's idempotency key (A2A task id, MCP `world/taskId`); absent = a fresh call */
   taskId: TaskIdSchema.optional(),
+  /**
+   * the transition source the caller pins (A2A `metadata.transition_fn`): the call is refused
+   * with TransitionPinMismatch unless it is the registered tool's (world-spec §6.5)
+   */
+  transitionFn: RefSchema.optional(),
 });
 export const InvokeReply = z.object({
   invocationId: z.string(),
