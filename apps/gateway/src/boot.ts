@@ -20,7 +20,6 @@ import {
   type RunningService,
   type TransportConfig,
 } from '@world/runtime';
-import { A2aEndpoint } from './a2a/a2a-endpoint.js';
 import { Authenticator } from './auth/authenticator.js';
 import { loadOperatorCredential } from './auth/operator-credential.js';
 import { SessionResolver } from './auth/session-resolver.js';
@@ -112,39 +111,31 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(options.database !== undefined && { database: options.database }),
     ...(options.integrity !== undefined && { integrity: options.integrity }),
   };
+  const callDeadlineMs = options.callDeadlineMs ?? CALL_DEADLINE_MS;
   const sessions = new SessionResolver(rpc);
   const auth = new Authenticator(sessions, credential);
-  const mcp = new McpEndpoint(auth, {
-    rpc,
-    log,
-    callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS,
-  });
-  const a2a = new A2aEndpoint(auth, {
-    rpc,
-    log,
-    callDeadlineMs: options.callDeadlineMs ?? CALL_DEADLINE_MS,
-  });
+  const mcp = new McpEndpoint(auth, { rpc, log, callDeadlineMs });
 
   const gate = new ShutdownGate();
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(
-      GatewayModule.register(
-        {
-          rpc,
-          auth,
-          sessions,
-          mcp,
-          a2a,
-          log,
+      GatewayModule.register({
+        rpc,
+        log,
+        settings: {
           publicReads: options.publicReads ?? false,
+          dbPath: options.dbPath ?? '',
+          callDeadlineMs,
           logStreamRunMs: options.logStreamRunMs,
           agui: options.agui,
-          dbPath: options.dbPath ?? '',
-          workbenchKey: credential.workbenchKey,
         },
-        { checks, isDraining: () => gate.isDraining },
-      ),
+        sessions,
+        auth,
+        mcp,
+        workbenchKey: credential.workbenchKey,
+        ops: { checks, isDraining: () => gate.isDraining },
+      }),
       new ExpressAdapter(),
       // Bodies are read per route with the route's own limit (ecosystem.md §0.8, §8).
       { bodyParser: false, logger: new PinoNestLogger(pino) },

@@ -1,19 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, ServerCallContext, type User } from '@a2a-js/sdk/server';
 import {
   A2A_BODY_MAX_BYTES,
-  DeadlineExceededError,
   ProjectionDeadlineExceededError,
   ProjectionUnavailableError,
-  READ_DEADLINE_MS,
-  TransportTimeoutError,
   invocationIdOf,
   type Session,
   type ToolDescriptor,
 } from '@world/contracts';
-import type { Authenticator } from '../auth/authenticator.js';
+import { RPC, type RpcClient } from '@world/runtime';
+import { Authenticator } from '../auth/authenticator.js';
 import {
   A2A_MESSAGES,
   A2A_SESSION_DENIED,
@@ -25,9 +24,11 @@ import {
   rowOf,
   type A2aError,
 } from '../errors/error-map.js';
+import { GATEWAY_LOG } from '../gateway.tokens.js';
 import { decodeJsonBody, readBody } from '../http/body.js';
+import type { LogSink } from '../log.js';
 import { currentCardJson, legacyCardJson, referenceCardJson } from './agent-cards.js';
-import { invokeSkill } from './invoke-skill.js';
+import { InvokeSkill } from './invoke-skill.js';
 import { logA2aRefusal } from './refusal-log.js';
 import {
   A2A_V1_ERRORS,
@@ -36,9 +37,7 @@ import {
 } from './session-request-handler.js';
 import { committedOfReply, tasksSendResultText } from './task-views.js';
 import { TASKS_SEND, decodeTasksSend, isObject } from './tasks-send.js';
-
-/** What the A2A endpoint needs from the gateway. */
-export type A2aDeps = HandlerDeps;
+import { ToolSurface } from './tool-surface.js';
 
 /** Which card a GET asks for. */
 export type CardKind = 'current' | 'reference';
@@ -77,15 +76,24 @@ type JsonRpcEnvelope = {
  * Authorization comes first on every route, before the body is read (§6.1); bodies are read here,
  * at most A2A_BODY_MAX_BYTES, so no framework answers HTML (ecosystem.md §0.8, §8).
  */
+@Injectable()
 export class A2aEndpoint {
+  /** what each JSON-RPC POST's SessionRequestHandler is built with */
+  private readonly handlerDeps: HandlerDeps;
+
   constructor(
     private readonly auth: Authenticator,
-    private readonly deps: A2aDeps,
-  ) {}
+    private readonly invokeSkill: InvokeSkill,
+    private readonly surface: ToolSurface,
+    @Inject(RPC) rpc: RpcClient,
+    @Inject(GATEWAY_LOG) private readonly log: LogSink,
+  ) {
+    this.handlerDeps = { invokeSkill, surface, rpc, log };
+  }
 
   /**
    * `POST /a2a`: the processing order of world-spec §6.5 — session (errors with id null: absent,
-   * unknown, expired -32001; malformed -32600) → body → envelope → params → invokeSkill. All
+   * unknown, expired -32001; malformed -32600) → body → envelope → params → InvokeSkill. All
    * answers are HTTP 200 `application/json` echoing the request id; `Connection: close` only when
    * the invocation deadline ended it. Never throws.
    */
@@ -109,7 +117,7 @@ export class A2aEndpoint {
     const invocationId = invocationIdOf('a2a', session.episodeId, decoded.call.taskId);
     let text: string;
     try {
-      const reply = await invokeSkill(this.deps, session, decoded.call);
+      const reply = await this.invokeSkill.execute(session, decoded.call);
       text = tasksSendResultText(decoded.id, decoded.call.taskId, committedOfReply(reply));
     } catch (err) {
       const failure = this.failure(err, TASKS_SEND, invocationId);
@@ -166,7 +174,7 @@ export class A2aEndpoint {
       return rpcAnswer(res, 200, errorEnvelope(id, A2A_V1_ERRORS.versionNotSupported));
 
     const method = typeof body.method === 'string' ? body.method : '-';
-    const handler = new SessionRequestHandler(session, this.deps, method, originOf(req));
+    const handler = new SessionRequestHandler(session, this.handlerDeps, method, originOf(req));
     const context = new ServerCallContext({
       user: new SessionUser(session),
       requestedVersion: legacy ? LEGACY_VERSION : CURRENT_VERSION,
@@ -199,7 +207,7 @@ export class A2aEndpoint {
     let tools: ToolDescriptor[];
     try {
       const session = await this.auth.session(header(req, 'authorization'));
-      tools = await this.cardSurface(session);
+      tools = await this.surface.ofCard(session);
     } catch (err) {
       const error = asWorldError(err);
       const { status, body } = restErrorOf(error);
@@ -207,8 +215,7 @@ export class A2aEndpoint {
       const projection =
         error instanceof ProjectionUnavailableError ||
         error instanceof ProjectionDeadlineExceededError;
-      if (status >= 500 && !projection)
-        this.deps.log.error({ err, path: req.url }, 'agent card failed');
+      if (status >= 500 && !projection) this.log.error({ err, path: req.url }, 'agent card failed');
       return json(res, status, body);
     }
     const origin = originOf(req);
@@ -217,23 +224,6 @@ export class A2aEndpoint {
     if (version === undefined || version === '' || version === LEGACY_VERSION)
       return json(res, 200, legacyCardJson(tools, origin));
     json(res, 200, currentCardJson(tools, origin));
-  }
-
-  /** The card's skills: the session's tool surface, with the §5.13 projection errors. */
-  private async cardSurface(session: Session): Promise<ToolDescriptor[]> {
-    try {
-      const reply = await this.deps.rpc.request(
-        'planner.tools.list',
-        { grants: session.grants, now: (this.deps.clock ?? Date.now)() },
-        { timeoutMs: READ_DEADLINE_MS },
-      );
-      return reply.tools;
-    } catch (err) {
-      this.deps.log.error({ err }, 'agent card: the registry read failed');
-      if (err instanceof TransportTimeoutError || err instanceof DeadlineExceededError)
-        throw new ProjectionDeadlineExceededError();
-      throw new ProjectionUnavailableError();
-    }
   }
 
   /** The caller's live session, or the A2A error its denial answers with (world-spec §6.1). */
@@ -249,7 +239,7 @@ export class A2aEndpoint {
   private failure(err: unknown, method: string, invocationId: string | undefined): A2aError {
     const error = asWorldError(err);
     const answer = a2aErrorOf(error);
-    if (answer.host) logA2aRefusal(this.deps.log, method, invocationId, error, err);
+    if (answer.host) logA2aRefusal(this.log, method, invocationId, error, err);
     return answer;
   }
 
@@ -272,13 +262,13 @@ export class A2aEndpoint {
       };
     const text = FIXED_TEXTS.get(error.code);
     if (text === undefined) {
-      this.deps.log.error(
+      this.log.error(
         { code: error.code },
         `a2a refusal: ${method} -: ${JSON.stringify(`sdk: ${error.message}`)}`,
       );
       return errorEnvelope(envelope.id, NOT_AVAILABLE);
     }
-    this.deps.log.warn({ code: error.code, sdkMessage: error.message, method }, 'a2a sdk refusal');
+    this.log.warn({ code: error.code, sdkMessage: error.message, method }, 'a2a sdk refusal');
     return errorEnvelope(envelope.id, { code: error.code, message: text });
   }
 }

@@ -18,13 +18,13 @@ import {
   SessionExpiredError,
   SessionUnknownError,
   StoredObjectCorruptError,
+  TransitionPinMismatchError,
   TransportTimeoutError,
   UncertainError,
   UnknownToolError,
   type WorldError,
 } from '@world/contracts';
 import { a2aErrorOf, mcpErrorOf, restErrorOf } from '../errors/error-map.js';
-import { TransitionPinMismatchError } from './invoke-skill.js';
 
 const R1 = `sha256:${'e'.repeat(64)}`;
 const R2 = `sha256:${'d'.repeat(64)}`;

@@ -14,12 +14,14 @@ import {
   type ReplyOf,
   type Session,
 } from '@world/contracts';
+import type { RpcClient } from '@world/runtime';
 import { A2A_MESSAGES, JSONRPC, a2aErrorOf, asWorldError } from '../errors/error-map.js';
 import type { LogSink } from '../log.js';
 import { currentCardJson } from './agent-cards.js';
-import { invokeSkill, surfaceOf, type SkillCall, type SkillDeps } from './invoke-skill.js';
+import type { InvokeSkill, SkillCall } from './invoke-skill.js';
 import { logA2aRefusal } from './refusal-log.js';
 import { committedOfReply, completedTask, taskOfInvocation } from './task-views.js';
+import type { ToolSurface } from './tool-surface.js';
 import { isObject } from './tasks-send.js';
 
 /** The A2A 1.0 error codes World answers with (ecosystem.md §2.3), with their fixed texts. */
@@ -41,15 +43,19 @@ export interface Refusal {
   message: string;
 }
 
-/** What a handler needs besides the session. */
-export interface HandlerDeps extends SkillDeps {
+/** What a handler needs besides the session (the A2A endpoint's own injectables). */
+export interface HandlerDeps {
+  invokeSkill: InvokeSkill;
+  surface: ToolSurface;
+  /** GetTask reads `ledger.invocation.get` */
+  rpc: RpcClient;
   log: LogSink;
 }
 
 /**
  * The A2A request handler of one JSON-RPC POST for one session, behind the SDK's 1.0 and 0.3
  * JSON-RPC transports (ecosystem.md §2.4, §8). No executor, no event bus, no task store: a
- * SendMessage is one tool call (`invokeSkill`) whose committed output is the task, and GetTask
+ * SendMessage is one tool call (InvokeSkill) whose committed output is the task, and GetTask
  * reads the ledger (`ledger.invocation.get`), so every replica answers the same.
  *
  * SendMessage: the idempotency key — and so the task id — is `message.messageId` (1–128 of
@@ -85,7 +91,7 @@ export class SessionRequestHandler implements A2ARequestHandler {
   async getAgentCard(): Promise<AgentCard> {
     try {
       return AgentCard.fromJSON(
-        currentCardJson(await surfaceOf(this.deps, this.session), this.origin),
+        currentCardJson(await this.deps.surface.snapshot(this.session), this.origin),
       );
     } catch (err) {
       return this.refuse(err, undefined);
@@ -109,7 +115,7 @@ export class SessionRequestHandler implements A2ARequestHandler {
     if (call === null) return this.invalidParams();
     const invocationId = invocationIdOf('a2a', this.session.episodeId, taskId);
     try {
-      const reply = await invokeSkill(this.deps, this.session, call);
+      const reply = await this.deps.invokeSkill.execute(this.session, call);
       return completedTask(taskId, this.session.episodeId, committedOfReply(reply));
     } catch (err) {
       return this.refuse(err, invocationId);

@@ -1,7 +1,7 @@
 /**
  * Decoding a reference `tasks/send` request (world-spec §6.5), the envelope half of its
- * processing order: decode body → `jsonrpc == "2.0"` → method → params. What follows (registry
- * snapshot, skill visibility, the one data part, the `transition_fn` pin) is invokeSkill's. Pure.
+ * processing order: decode body → `jsonrpc == "2.0"` → method → params. What follows (skill
+ * visibility, the one data part, the `transition_fn` pin) is InvokeSkill's. Pure.
  */
 import { TASK_ID } from '@world/contracts';
 import { A2A_MESSAGES, JSONRPC } from '../errors/error-map.js';
@@ -19,7 +19,7 @@ export interface EnvelopeRefusal {
   message: string;
 }
 
-/** A decoded call: the id to echo and the call for invokeSkill. */
+/** A decoded call: the id to echo and the call for InvokeSkill. */
 export interface DecodedTasksSend {
   kind: 'call';
   id: unknown;

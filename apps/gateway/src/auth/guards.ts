@@ -7,8 +7,8 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { READ_ALL, type ReadScope } from '@world/contracts';
-import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
-import { readScopeOf } from './authenticator.js';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
+import { Authenticator, readScopeOf } from './authenticator.js';
 
 function authorization(context: ExecutionContext): string | undefined {
   return context.switchToHttp().getRequest<Request>().headers.authorization;
@@ -24,13 +24,16 @@ const SCOPES = new WeakMap<Request, ReadScope>();
  */
 @Injectable()
 export class ReadAccessGuard implements CanActivate {
-  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {}
+  constructor(
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly auth: Authenticator,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
-    const scope = this.gateway.publicReads
+    const scope = this.settings.publicReads
       ? READ_ALL
-      : readScopeOf(await this.gateway.auth.reader(authorization(context)));
+      : readScopeOf(await this.auth.reader(authorization(context)));
     SCOPES.set(req, scope);
     return true;
   }
@@ -50,10 +53,10 @@ export const ReaderScope = createParamDecorator((_data: unknown, context: Execut
 /** Operator routes: the operator credential only. */
 @Injectable()
 export class OperatorGuard implements CanActivate {
-  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {}
+  constructor(private readonly auth: Authenticator) {}
 
   canActivate(context: ExecutionContext): boolean {
-    this.gateway.auth.assertOperator(authorization(context));
+    this.auth.assertOperator(authorization(context));
     return true;
   }
 }

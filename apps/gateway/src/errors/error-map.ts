@@ -239,7 +239,7 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
   PlanLaw: coordinatorRow({ code: JSONRPC.internalError, message: A2A_MESSAGES.executionFailed }),
   // Its message is the record list (world-spec §4.5).
   EffectsUnrecorded: coordinatorRow({ code: JSONRPC.internalError }),
-  /** a2a/ only: the `transition_fn` pin names another source than the registry's (world-spec §6.5) */
+  /** A2A only: the `transition_fn` pin names another source than the registered one (world-spec §6.5) */
   TransitionPinMismatch: {
     status: 400,
     restClass: 'BadRequest',

@@ -3,7 +3,6 @@ import {
   Delete,
   Get,
   HttpCode,
-  Inject,
   Param,
   Post,
   Query,
@@ -13,42 +12,42 @@ import {
 import type { Request } from 'express';
 import { OPERATOR_BODY_MAX_BYTES } from '@world/contracts';
 import { OperatorGuard } from '../auth/guards.js';
-import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
 import { parseJsonObject, readBody } from '../http/body.js';
-import { createEpisode } from './create-episode.js';
-import { listSessions, mintSession, revokeSession } from './sessions.js';
+import { CreateEpisode } from './create-episode.js';
+import { ListSessions, MintSession, RevokeSession } from './sessions.js';
 
 /** The routes the `world` CLI drives; the operator credential only (DESIGN.md §1 `apps/cli`). */
 @Controller('v1/operator')
 @UseGuards(OperatorGuard)
 export class OperatorController {
-  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {}
+  constructor(
+    private readonly createEpisode: CreateEpisode,
+    private readonly mintSession: MintSession,
+    private readonly listSessions: ListSessions,
+    private readonly revokeSession: RevokeSession,
+  ) {}
 
   @Post('episodes')
   @HttpCode(200)
-  async createEpisode(@Req() req: Request) {
-    return createEpisode(
-      this.gateway.rpc,
+  async create(@Req() req: Request) {
+    return this.createEpisode.execute(
       parseJsonObject(await readBody(req, OPERATOR_BODY_MAX_BYTES)),
     );
   }
 
   @Post('sessions')
   @HttpCode(200)
-  async mintSession(@Req() req: Request) {
-    return mintSession(
-      this.gateway.rpc,
-      parseJsonObject(await readBody(req, OPERATOR_BODY_MAX_BYTES)),
-    );
+  async mint(@Req() req: Request) {
+    return this.mintSession.execute(parseJsonObject(await readBody(req, OPERATOR_BODY_MAX_BYTES)));
   }
 
   @Get('sessions')
-  listSessions(@Query('episode') episode: unknown) {
-    return listSessions(this.gateway.rpc, episode);
+  list(@Query('episode') episode: unknown) {
+    return this.listSessions.execute(episode);
   }
 
   @Delete('sessions/:credentialId')
-  revokeSession(@Param('credentialId') credentialId: string) {
-    return revokeSession(this.gateway.rpc, credentialId, (id) => this.gateway.sessions.forget(id));
+  revoke(@Param('credentialId') credentialId: string) {
+    return this.revokeSession.execute(credentialId);
   }
 }

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { decodeBase64, refProblem } from '@world/canonical';
 import {
   CommitUncertainError,
@@ -13,7 +14,7 @@ import {
   z,
   type CommitAuthor,
 } from '@world/contracts';
-import type { RpcClient } from '@world/runtime';
+import { RPC, type RpcClient } from '@world/runtime';
 import { parseBody } from '../http/validation.js';
 
 /** The 503 text when the ledger's answer did not arrive: the commit may have landed. */
@@ -58,36 +59,41 @@ export const CommitBodySchema = LedgerRestCommitRequest.omit({ author: true })
   })
   .strict();
 
-/**
- * POST /v1/commit: compare-and-append of a client-built world transition through
- * `ledger.restCommit` (world-spec §5.10, DESIGN.md §7.1–7.2). The ledger checks hashes, density,
- * linkage and authorship (the commit names `author`, DESIGN.md §3); a ledger answer that never
- * arrives means the commit may have landed.
- * @param author who commits, from the credential (Authenticator.committer)
- * @param body the parsed JSON object
- * @returns `{selectedHead}`
- * @throws BadRequestError naming the first problem; the ledger's HeadConflictError (409),
- * BadRequestError (hash mismatch, id reuse), DeadlineExceededError (503 Timeout, not committed);
- * CommitUncertainError when its answer did not arrive
- */
-export async function commitWorld(
-  rpc: RpcClient,
-  author: CommitAuthor,
-  body: Record<string, unknown>,
-): Promise<{ selectedHead: string }> {
-  const request = parseBody(CommitBodySchema, body);
-  try {
-    const reply = await rpc.request(
-      'ledger.restCommit',
-      { author, ...request },
-      {
-        timeoutMs: REST_COMMIT_MS + REPLY_GRACE_MS,
-      },
-    );
-    return { selectedHead: reply.selectedHead };
-  } catch (err) {
-    if (err instanceof TransportTimeoutError)
-      throw new CommitUncertainError(COMMIT_UNCERTAIN_MESSAGE);
-    throw err;
+/** The one REST mutation, POST /v1/commit (world-spec §5.10). */
+@Injectable()
+export class CommitWorld {
+  constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
+
+  /**
+   * POST /v1/commit: compare-and-append of a client-built world transition through
+   * `ledger.restCommit` (world-spec §5.10, DESIGN.md §7.1–7.2). The ledger checks hashes, density,
+   * linkage and authorship (the commit names `author`, DESIGN.md §3); a ledger answer that never
+   * arrives means the commit may have landed.
+   * @param author who commits, from the credential (Authenticator.committer)
+   * @param body the parsed JSON object
+   * @returns `{selectedHead}`
+   * @throws BadRequestError naming the first problem; the ledger's HeadConflictError (409),
+   * BadRequestError (hash mismatch, id reuse), DeadlineExceededError (503 Timeout, not committed);
+   * CommitUncertainError when its answer did not arrive
+   */
+  async execute(
+    author: CommitAuthor,
+    body: Record<string, unknown>,
+  ): Promise<{ selectedHead: string }> {
+    const request = parseBody(CommitBodySchema, body);
+    try {
+      const reply = await this.rpc.request(
+        'ledger.restCommit',
+        { author, ...request },
+        {
+          timeoutMs: REST_COMMIT_MS + REPLY_GRACE_MS,
+        },
+      );
+      return { selectedHead: reply.selectedHead };
+    } catch (err) {
+      if (err instanceof TransportTimeoutError)
+        throw new CommitUncertainError(COMMIT_UNCERTAIN_MESSAGE);
+      throw err;
+    }
   }
 }

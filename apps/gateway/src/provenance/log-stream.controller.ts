@@ -10,9 +10,12 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { RPC, type RpcClient } from '@world/runtime';
 import { ReadAccessGuard } from '../auth/guards.js';
-import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
+import { GATEWAY_LOG, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
+import type { LogSink } from '../log.js';
 import { CommittedEvents, parseStreamStart, runLogStream } from './log-stream.js';
+import { ReadLog } from './read-log.js';
 
 /**
  * `GET /v1/log/stream?from=N`: the live tail (world-internals §7.4), same access as the other
@@ -24,8 +27,13 @@ export class LogStreamController implements OnModuleDestroy {
   private readonly events: CommittedEvents;
   private readonly open = new Set<AbortController>();
 
-  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {
-    this.events = new CommittedEvents(gateway.rpc);
+  constructor(
+    @Inject(RPC) rpc: RpcClient,
+    private readonly log: ReadLog,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    @Inject(GATEWAY_LOG) private readonly operatorLog: LogSink,
+  ) {
+    this.events = new CommittedEvents(rpc);
   }
 
   @Get('stream')
@@ -50,10 +58,10 @@ export class LogStreamController implements OnModuleDestroy {
     res.flushHeaders();
     try {
       await runLogStream({
-        rpc: this.gateway.rpc,
+        log: this.log,
         events: this.events,
         start,
-        runMs: this.gateway.logStreamRunMs,
+        runMs: this.settings.logStreamRunMs,
         signal: stop.signal,
         sink: {
           write: (frame) => res.write(frame),
@@ -65,7 +73,7 @@ export class LogStreamController implements OnModuleDestroy {
             }),
         },
         onError: (err) =>
-          this.gateway.log.warn({ err, from: start }, 'log stream ended by a failed read'),
+          this.operatorLog.warn({ err, from: start }, 'log stream ended by a failed read'),
       });
     } finally {
       this.open.delete(stop);

@@ -19,7 +19,7 @@ import {
   parseStreamStart,
   runLogStream,
 } from './log-stream.js';
-import type { LogEntryView } from './read-log.js';
+import { ReadLog, type LogEntryView } from './read-log.js';
 
 /** A hash-linked log of `n` entries, built with the real entry hash. */
 function chain(n: number): LogEntryView[] {
@@ -188,7 +188,7 @@ describe('runLogStream', () => {
     options: { runMs?: number; resyncMs?: number } = {},
   ) =>
     runLogStream({
-      rpc: ledger.rpc as unknown as RpcClient,
+      log: new ReadLog(ledger.rpc as unknown as RpcClient),
       events: new CommittedEvents(ledger.rpc as unknown as RpcClient),
       start,
       signal,

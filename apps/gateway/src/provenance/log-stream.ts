@@ -14,7 +14,7 @@ import {
 import type { RpcClient } from '@world/runtime';
 import { asWorldError, restErrorOf } from '../errors/error-map.js';
 import type { LogEntryView } from './read-log.js';
-import { readLogRange } from './read-log.js';
+import type { ReadLog } from './read-log.js';
 import { parseFrom, parseNonNegative, type QueryValue } from './paging.js';
 
 /** The 400 text of a `from` that disagrees with `Last-Event-ID`. */
@@ -131,7 +131,8 @@ export interface StreamSink {
 
 /** What one run needs. */
 export interface StreamRun {
-  rpc: RpcClient;
+  /** the log's pages */
+  log: Pick<ReadLog, 'range'>;
   events: CommittedEvents;
   start: number;
   sink: StreamSink;
@@ -154,7 +155,7 @@ export async function runLogStream(run: StreamRun): Promise<number> {
   const resyncMs = run.resyncMs ?? LOG_STREAM_RESYNC_MS;
   const ends = Date.now() + runMs;
   const cursor = new LogCursor(run.start, async (from) => {
-    const page = await readLogRange(run.rpc, String(from), String(PAGE_MAX));
+    const page = await run.log.range(String(from), String(PAGE_MAX));
     return page.items;
   });
   let wake: (() => void) | undefined;

@@ -3,7 +3,6 @@ import {
   Get,
   Header,
   HttpCode,
-  Inject,
   Param,
   Post,
   Query,
@@ -13,15 +12,15 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { COMMIT_BODY_MAX_BYTES, MESSAGES, type ReadScope } from '@world/contracts';
+import { Authenticator } from '../auth/authenticator.js';
 import { ReadAccessGuard, ReaderScope } from '../auth/guards.js';
-import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
 import { parseJsonObject, readBody } from '../http/body.js';
 import { sendJson } from '../http/send-json.js';
-import { commitWorld } from './commit-world.js';
-import { readLogEntry, readLogRange } from './read-log.js';
-import { listObjectsBySemanticId, readBrokerRecord, readObject } from './read-objects.js';
-import { readReceipt } from './read-receipt.js';
-import { readHead, readRegistry, readWorld } from './read-worlds.js';
+import { CommitWorld } from './commit-world.js';
+import { ReadLog } from './read-log.js';
+import { ReadObjects } from './read-objects.js';
+import { ReadReceipt } from './read-receipt.js';
+import { ReadWorlds } from './read-worlds.js';
 
 /** The path segment of `/v1/objects/by-semantic-id` when it arrives without a name. */
 const BY_SEMANTIC_ID = 'by-semantic-id';
@@ -34,19 +33,26 @@ function joined(segments: string[] | string): string {
 /** The provenance REST routes (world-spec §5.3–§5.11): thin, each one use case. */
 @Controller('v1')
 export class ProvenanceController {
-  constructor(@Inject(GATEWAY) private readonly gateway: GatewayContext) {}
+  constructor(
+    private readonly auth: Authenticator,
+    private readonly worlds: ReadWorlds,
+    private readonly objects: ReadObjects,
+    private readonly log: ReadLog,
+    private readonly receipts: ReadReceipt,
+    private readonly commitWorld: CommitWorld,
+  ) {}
 
   @Get('head')
   @UseGuards(ReadAccessGuard)
   @Header('Content-Type', 'text/plain; charset=utf-8')
   head(): Promise<string> {
-    return readHead(this.gateway.rpc);
+    return this.worlds.head();
   }
 
   @Get('worlds/:ref')
   @UseGuards(ReadAccessGuard)
   world(@Param('ref') ref: string) {
-    return readWorld(this.gateway.rpc, ref);
+    return this.worlds.world(ref);
   }
 
   @Get('objects/by-semantic-id/*name')
@@ -57,7 +63,7 @@ export class ProvenanceController {
     @Query('limit') limit: unknown,
     @ReaderScope() scope: ReadScope,
   ) {
-    return listObjectsBySemanticId(this.gateway.rpc, scope, joined(name), after, limit);
+    return this.objects.bySemanticId(scope, joined(name), after, limit);
   }
 
   @Get('objects/:ref')
@@ -67,21 +73,20 @@ export class ProvenanceController {
     @Query('payload') payload: unknown,
     @ReaderScope() scope: ReadScope,
   ) {
-    if (ref === BY_SEMANTIC_ID)
-      return listObjectsBySemanticId(this.gateway.rpc, scope, '', undefined, undefined);
-    return readObject(this.gateway.rpc, scope, ref, payload === 'true');
+    if (ref === BY_SEMANTIC_ID) return this.objects.bySemanticId(scope, '', undefined, undefined);
+    return this.objects.object(scope, ref, payload === 'true');
   }
 
   @Get('effects/:ref')
   @UseGuards(ReadAccessGuard)
   effectRecord(@Param('ref') ref: string, @ReaderScope() scope: ReadScope) {
-    return readBrokerRecord(this.gateway.rpc, scope, ref);
+    return this.objects.brokerRecord(scope, ref);
   }
 
   @Get('log/:index')
   @UseGuards(ReadAccessGuard)
   logEntry(@Param('index') index: string) {
-    return readLogEntry(this.gateway.rpc, index);
+    return this.log.entry(index);
   }
 
   /** The page is written straight to the socket: 500 entries skip Express's ETag hash (sendJson). */
@@ -92,19 +97,19 @@ export class ProvenanceController {
     @Query('limit') limit: unknown,
     @Res() res: Response,
   ): Promise<void> {
-    sendJson(res, await readLogRange(this.gateway.rpc, from, limit));
+    sendJson(res, await this.log.range(from, limit));
   }
 
   @Get('registry/*name')
   @UseGuards(ReadAccessGuard)
   registry(@Param('name') name: string[]) {
-    return readRegistry(this.gateway.rpc, joined(name));
+    return this.worlds.registry(joined(name));
   }
 
   @Get('receipts/:id')
   @UseGuards(ReadAccessGuard)
   receipt(@Param('id') id: string, @ReaderScope() scope: ReadScope) {
-    return readReceipt(this.gateway.rpc, scope, id);
+    return this.receipts.execute(scope, id);
   }
 
   /**
@@ -114,12 +119,12 @@ export class ProvenanceController {
   @Post('commit')
   @HttpCode(200)
   async commit(@Req() req: Request) {
-    const author = await this.gateway.auth.committer(
+    const author = await this.auth.committer(
       req.headers.authorization,
       MESSAGES.commitSessionAbsent,
       Date.now(),
     );
     const body = parseJsonObject(await readBody(req, COMMIT_BODY_MAX_BYTES));
-    return commitWorld(this.gateway.rpc, author, body);
+    return this.commitWorld.execute(author, body);
   }
 }

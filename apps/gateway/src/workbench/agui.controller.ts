@@ -1,10 +1,12 @@
 import { Controller, Inject, Post, Req, Res, type OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SessionAbsentError } from '@world/contracts';
-import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
+import { RPC, type RpcClient } from '@world/runtime';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
 import { parseJsonObject, readBody } from '../http/body.js';
 import { CommittedEvents } from '../provenance/log-stream.js';
-import { readHead } from '../provenance/read-worlds.js';
+import { ReadLog } from '../provenance/read-log.js';
+import { ReadWorlds } from '../provenance/read-worlds.js';
 import {
   AGUI_BODY_MAX_BYTES,
   AGUI_MAX_STREAMS,
@@ -25,10 +27,13 @@ export class AguiController implements OnModuleDestroy {
   private readonly open = new Set<AbortController>();
 
   constructor(
-    @Inject(GATEWAY) private readonly gateway: GatewayContext,
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly worlds: ReadWorlds,
+    private readonly log: ReadLog,
     @Inject(WorkbenchController) private readonly workbench: WorkbenchController,
   ) {
-    this.events = new CommittedEvents(gateway.rpc);
+    this.events = new CommittedEvents(rpc);
   }
 
   @Post('agui')
@@ -46,9 +51,9 @@ export class AguiController implements OnModuleDestroy {
     const viewer = await this.workbench.viewer(req);
     if (viewer === null) throw new SessionAbsentError();
     const body = parseJsonObject(await readBody(req, AGUI_BODY_MAX_BYTES));
-    const head = await readHead(this.gateway.rpc).then(
+    const head = await this.worlds.head().then(
       async (ref) =>
-        (await this.gateway.rpc.request('ledger.world.get', { ref }, { timeoutMs: 5000 })).revision,
+        (await this.rpc.request('ledger.world.get', { ref }, { timeoutMs: 5000 })).revision,
       () => -1,
     );
     const start = parseAguiInput(body, head);
@@ -62,10 +67,10 @@ export class AguiController implements OnModuleDestroy {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
-    const options = this.gateway.agui ?? {};
+    const options = this.settings.agui ?? {};
     try {
       await runAgui({
-        rpc: this.gateway.rpc,
+        log: this.log,
         events: this.events,
         scope: viewer.scope,
         start,

@@ -11,9 +11,8 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { BadRequestError, confinementOf, PAGE_MAX, type ReadScope } from '@world/contracts';
-import type { RpcClient } from '@world/runtime';
 import { CommittedEvents, LogCursor } from '../provenance/log-stream.js';
-import { readLogRange, type LogEntryView } from '../provenance/read-log.js';
+import type { LogEntryView, ReadLog } from '../provenance/read-log.js';
 
 /** Streams open at once per gateway. */
 export const AGUI_MAX_STREAMS = 64;
@@ -63,7 +62,8 @@ export interface AguiSink {
 
 /** One run's needs. */
 export interface AguiRun {
-  rpc: RpcClient;
+  /** the log's pages */
+  log: Pick<ReadLog, 'range'>;
   events: CommittedEvents;
   scope: ReadScope;
   start: AguiStart;
@@ -93,7 +93,7 @@ export async function runAgui(run: AguiRun): Promise<number> {
     if (!run.sink.write(encoder.encode(event))) await run.sink.drained();
   };
   const cursor = new LogCursor(run.start.cursor, async (from) => {
-    const page = await readLogRange(run.rpc, String(from), String(PAGE_MAX));
+    const page = await run.log.range(String(from), String(PAGE_MAX));
     return page.items;
   });
   let wake: (() => void) | undefined;

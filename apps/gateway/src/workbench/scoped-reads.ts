@@ -10,12 +10,19 @@ import {
   StoredObjectCorruptError,
   type ReadScope,
 } from '@world/contracts';
-import type { RpcClient } from '@world/runtime';
 import type { Provenance, Receipt, StoredObject } from '@world/why';
-import { readLogEntry, readLogRange } from '../provenance/read-log.js';
-import { readBrokerRecord, readObject } from '../provenance/read-objects.js';
-import { readReceipt } from '../provenance/read-receipt.js';
-import { readHead, readWorld } from '../provenance/read-worlds.js';
+import type { ReadLog } from '../provenance/read-log.js';
+import type { ReadObjects } from '../provenance/read-objects.js';
+import type { ReadReceipt } from '../provenance/read-receipt.js';
+import type { ReadWorlds } from '../provenance/read-worlds.js';
+
+/** The `/v1` reads a walk goes through. */
+export interface ProvenanceReads {
+  worlds: ReadWorlds;
+  log: ReadLog;
+  objects: ReadObjects;
+  receipts: ReadReceipt;
+}
 
 /** null for a NotFoundError, the value otherwise; other errors pass. */
 async function found<T>(read: Promise<T>): Promise<T | null> {
@@ -30,32 +37,32 @@ async function found<T>(read: Promise<T>): Promise<T | null> {
 /** The reads of a walk, as the REST routes serve them to this scope. */
 export class ScopedProvenance implements Provenance {
   constructor(
-    private readonly rpc: RpcClient,
+    private readonly reads: ProvenanceReads,
     private readonly scope: ReadScope,
     private readonly pinOf: () => Promise<{ ref: string; version: string } | null>,
   ) {}
 
   async head(): Promise<World | null> {
-    const ref = await found(readHead(this.rpc));
+    const ref = await found(this.reads.worlds.head());
     return ref === null ? null : this.world(ref);
   }
 
   world(ref: string): Promise<World | null> {
-    return found(readWorld(this.rpc, ref)) as Promise<World | null>;
+    return found(this.reads.worlds.world(ref)) as Promise<World | null>;
   }
 
   entry(index: number): Promise<LogEntry | null> {
-    return found(readLogEntry(this.rpc, String(index))) as Promise<LogEntry | null>;
+    return found(this.reads.log.entry(String(index))) as Promise<LogEntry | null>;
   }
 
   async entries(from: number, limit: number): Promise<LogEntry[]> {
-    const page = await readLogRange(this.rpc, String(from), String(Math.min(limit, PAGE_MAX)));
+    const page = await this.reads.log.range(String(from), String(Math.min(limit, PAGE_MAX)));
     return page.items as LogEntry[];
   }
 
   async object(ref: string): Promise<StoredObject | null> {
     try {
-      const view = await found(readObject(this.rpc, this.scope, ref, true));
+      const view = await found(this.reads.objects.object(this.scope, ref, true));
       if (view === null) return null;
       return {
         hash: view.hash,
@@ -72,18 +79,18 @@ export class ScopedProvenance implements Provenance {
   }
 
   async envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null> {
-    const view = await found(readObject(this.rpc, this.scope, ref, false));
+    const view = await found(this.reads.objects.object(this.scope, ref, false));
     return view === null
       ? null
       : { hash: view.hash, semanticId: view.semanticId, provenance: view.provenance };
   }
 
   receipt(id: string): Promise<Receipt | null> {
-    return found(readReceipt(this.rpc, this.scope, id)) as Promise<Receipt | null>;
+    return found(this.reads.receipts.execute(this.scope, id)) as Promise<Receipt | null>;
   }
 
   async brokerRecord(ref: string): Promise<boolean> {
-    return (await found(readBrokerRecord(this.rpc, this.scope, ref))) !== null;
+    return (await found(this.reads.objects.brokerRecord(this.scope, ref))) !== null;
   }
 
   pin(): Promise<{ ref: string; version: string } | null> {

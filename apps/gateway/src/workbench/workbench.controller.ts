@@ -2,18 +2,23 @@ import { Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/c
 import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
 import { READ_ALL, type ReadScope } from '@world/contracts';
+import { RPC, type RpcClient } from '@world/runtime';
 import { asWorldError, restErrorOf } from '../errors/error-map.js';
-import { readScopeOf } from '../auth/authenticator.js';
-import { GATEWAY, type GatewayContext } from '../gateway.tokens.js';
-import { readHealth } from '../health/read-health.js';
+import { Authenticator, readScopeOf } from '../auth/authenticator.js';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
+import { ReadHealth } from '../health/read-health.js';
+import { ReadLog } from '../provenance/read-log.js';
+import { ReadObjects } from '../provenance/read-objects.js';
+import { ReadReceipt } from '../provenance/read-receipt.js';
+import { ReadTlog } from '../provenance/read-tlog.js';
+import { ReadWorlds } from '../provenance/read-worlds.js';
 import { WORKBENCH_CSS, WORKBENCH_ICON, WORKBENCH_JS } from './assets.js';
 import { loginCookie, loginOf, WorkbenchLogins } from './access.js';
 import { entryBody, objectBody } from './entry-page.js';
 import type { LogProofReads } from './proof-section.js';
-import { readCheckpoint, readInclusionProof, readLogKey } from '../provenance/read-tlog.js';
 import { episodeBody, episodesBody, listSessions } from './episodes-page.js';
 import { html, layout, type Html } from './html.js';
-import { ScopedProvenance } from './scoped-reads.js';
+import { ScopedProvenance, type ProvenanceReads } from './scoped-reads.js';
 import { secure } from './security.js';
 import {
   parseTimelineQuery,
@@ -46,20 +51,32 @@ const LOGIN_HELP = html`<p>
  */
 @Controller()
 export class WorkbenchController {
+  private readonly provenance: ProvenanceReads;
+
   constructor(
-    @Inject(GATEWAY) private readonly gateway: GatewayContext,
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly auth: Authenticator,
+    private readonly health: ReadHealth,
+    private readonly tlog: ReadTlog,
+    worlds: ReadWorlds,
+    log: ReadLog,
+    objects: ReadObjects,
+    receipts: ReadReceipt,
     @Inject(WorkbenchLogins) private readonly logins: WorkbenchLogins,
-  ) {}
+  ) {
+    this.provenance = { worlds, log, objects, receipts };
+  }
 
   /** The viewer of a request, or null without a usable credential. */
   async viewer(req: Request): Promise<Viewer | null> {
     const token = this.logins.token(loginOf(req.headers.cookie));
     const authorization = token === null ? req.headers.authorization : `Bearer ${token}`;
-    if (this.gateway.publicReads && authorization === undefined)
+    if (this.settings.publicReads && authorization === undefined)
       return { scope: READ_ALL, authorization, label: 'public reads' };
     if (authorization === undefined) return null;
     try {
-      const principal = await this.gateway.auth.reader(authorization);
+      const principal = await this.auth.reader(authorization);
       const scope = readScopeOf(principal);
       const label =
         principal.kind === 'operator'
@@ -72,9 +89,9 @@ export class WorkbenchController {
   }
 
   private reads(scope: ReadScope): ScopedProvenance {
-    return new ScopedProvenance(this.gateway.rpc, scope, async () => {
+    return new ScopedProvenance(this.provenance, scope, async () => {
       try {
-        const h = await readHealth(this.gateway.rpc, this.gateway.dbPath);
+        const h = await this.health.execute();
         return { ref: h.interpreter_ref, version: h.interpreter_version };
       } catch {
         return null;
@@ -133,7 +150,7 @@ export class WorkbenchController {
   timeline(@Req() req: Request, @Res() res: Response, @Query() query: Record<string, unknown>) {
     return this.page(req, res, 'Timeline', async (v) => {
       const q = parseTimelineQuery(query);
-      const page = await readTimeline(this.gateway.rpc, v.scope, q);
+      const page = await readTimeline(this.rpc, v.scope, q);
       return timelineBody(page, q, new Date().toISOString().slice(11, 19));
     });
   }
@@ -146,7 +163,7 @@ export class WorkbenchController {
     if (viewer === null) return void res.status(401).type('text').send('no credential');
     if (typeof from !== 'string' || !/^[0-9]{1,15}$/.test(from))
       return void res.status(400).type('text').send('from must be a non-negative integer');
-    const rows = await readRowsFrom(this.gateway.rpc, viewer.scope, Number(from));
+    const rows = await readRowsFrom(this.rpc, viewer.scope, Number(from));
     res
       .status(200)
       .type('html')
@@ -155,9 +172,9 @@ export class WorkbenchController {
 
   /** The transparency-log reads: the log's skeleton, the same for every viewer (issue 12). */
   private readonly log: LogProofReads = {
-    key: () => readLogKey(this.gateway.rpc),
-    checkpoint: () => readCheckpoint(this.gateway.rpc),
-    inclusion: (index, size) => readInclusionProof(this.gateway.rpc, String(index), String(size)),
+    key: () => this.tlog.key(),
+    checkpoint: () => this.tlog.checkpoint(),
+    inclusion: (index, size) => this.tlog.inclusion(String(index), String(size)),
   };
 
   @Get('workbench/entry/:index')
@@ -192,7 +209,7 @@ export class WorkbenchController {
     @Query('size') size: unknown,
   ) {
     return this.page(req, res, 'Inclusion proof', async () => {
-      const proof = await readInclusionProof(this.gateway.rpc, index, size);
+      const proof = await this.tlog.inclusion(index, size);
       return html`<pre class="raw">${JSON.stringify(proof, null, 2)}</pre>
         <p class="muted">
           also <code>GET /v1/proof/inclusion?index=${proof.index}&amp;size=${proof.size}</code>
@@ -217,21 +234,21 @@ export class WorkbenchController {
   @Get('workbench/overview')
   overview(@Req() req: Request, @Res() res: Response) {
     return this.page(req, res, 'Overview', async (v) =>
-      overviewBody(await readOverview(this.gateway.rpc, v.scope)),
+      overviewBody(await readOverview(this.rpc, v.scope)),
     );
   }
 
   @Get('workbench/episodes')
   episodes(@Req() req: Request, @Res() res: Response) {
     return this.page(req, res, 'Episodes', async (v) =>
-      episodesBody(await listSessions(this.gateway.rpc, v.scope)),
+      episodesBody(await listSessions(this.rpc, v.scope)),
     );
   }
 
   @Get('workbench/episodes/:id')
   episode(@Req() req: Request, @Res() res: Response, @Param('id') id: string) {
     return this.page(req, res, `Episode ${id}`, (v) =>
-      episodeBody(this.gateway.rpc, v.scope, id, Date.now()),
+      episodeBody(this.rpc, v.scope, id, Date.now()),
     );
   }
 
@@ -242,7 +259,7 @@ export class WorkbenchController {
   @Post('workbench/tickets')
   async ticket(@Req() req: Request, @Res() res: Response) {
     secure(res);
-    const principal = await this.gateway.auth.reader(req.headers.authorization);
+    const principal = await this.auth.reader(req.headers.authorization);
     const token = req.headers.authorization!.slice('Bearer '.length).trim();
     const ticket = this.logins.ticket(token);
     res.status(200).json({

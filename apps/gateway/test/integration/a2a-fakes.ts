@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { canonicalBytes, canonicalJson, encodeBase64, refOf } from '@world/canonical';
-import { InvocationInFlightError, type ParsedRequestOf, type ReplyOf } from '@world/contracts';
+import {
+  InvocationInFlightError,
+  TransitionPinMismatchError,
+  UnknownToolError,
+  type ParsedRequestOf,
+  type ReplyOf,
+} from '@world/contracts';
 import { InProcessBus, startMicroservice, type TransportConfig } from '@world/runtime';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/index.js';
 import { FakeWorld, RecordingLog, hex, ref, type InvokeBehaviour } from './fake-world.js';
@@ -54,6 +60,19 @@ function a2aModules(world: A2aWorld) {
     async invoke(
       @Payload() data: ParsedRequestOf<'planner.invoke'>,
     ): Promise<ReplyOf<'planner.invoke'>> {
+      // Like the real planner (AdmitCall): admission, then the pin; a refused call runs nothing.
+      const tool = world.registry.find((t) => t.id === data.toolId);
+      const admitted =
+        tool !== undefined &&
+        data.session.grants.some(
+          (g) =>
+            g.effect === tool.access.effect &&
+            g.scope === tool.access.scope &&
+            g.expiresAt > Date.now(),
+        );
+      if (!admitted) throw new UnknownToolError(data.toolId);
+      if (data.transitionFn !== undefined && data.transitionFn !== tool.transitionFn)
+        throw new TransitionPinMismatchError();
       world.record('planner.invoke', data);
       const invocationId = `${data.surface}:${data.session.episodeId}:${data.taskId ?? 'fresh'}`;
       const request = canonicalJson({ tool: data.toolId, arguments: data.arguments });

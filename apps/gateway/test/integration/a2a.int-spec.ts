@@ -47,6 +47,7 @@ const REGISTRY = [
   tool('lease-lost', 'Fail.Lease'),
   tool('crash', 'Fail.Crash'),
   tool('hang', 'Fail.Hang'),
+  tool('unavailable', 'Fail.Unavailable'),
 ];
 const FULL_GRANTS: Array<[string, number]> = REGISTRY.map((t) => [t.access.effect, 50]);
 const READ_OUTPUT = { content: 'hello\n', ok: true, tool: ref('7'), policy_digest: hex('6') };
@@ -88,6 +89,10 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
       error: () => new Error('/var/secret exploded'),
     });
     h.world.behaviour.set('hang', { kind: 'hang' });
+    h.world.behaviour.set('unavailable', {
+      kind: 'throw',
+      error: () => new ServiceUnavailableError('no service answers planner.invoke'),
+    });
   });
 
   afterAll(async () => {
@@ -164,6 +169,8 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
           taskId: 't1',
         },
       ]);
+      // The planner admits the skill itself: no registry read before the call (world-spec §6.5).
+      expect(h.world.callsOf('planner.tools.list')).toEqual([]);
     });
 
     it('answers a resend byte for byte and the same id with other arguments -32602 (§4.6)', async () => {
@@ -315,7 +322,10 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
       );
       const body = (await answer(res)).body as { result: { status: unknown } };
       expect(body.result.status).toEqual({ state: 'completed' });
-      expect(h.world.callsOf('planner.invoke').length).toBe(1);
+      expect(h.world.callsOf('planner.invoke')).toEqual([
+        expect.objectContaining({ toolId: 'ailang-read', taskId: 'pinned', transitionFn: PIN }),
+      ]);
+      expect(h.world.callsOf('planner.tools.list')).toEqual([]);
     });
 
     const failures: Array<[string, string, number, string, string]> = [
@@ -353,6 +363,13 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
         -32603,
         NOT_AVAILABLE,
         'a2a refusal: tasks/send a2a:ep1:f-lease-lost: "LeaseLost: lease of episode \\"ep1\\" is not held with fence 4"',
+      ],
+      [
+        'a planner nobody answers, as not available',
+        'unavailable',
+        -32603,
+        NOT_AVAILABLE,
+        'a2a refusal: tasks/send a2a:ep1:f-unavailable: "Unavailable: no service answers planner.invoke"',
       ],
       [
         'an untyped planner failure, its text kept out of the answer',
@@ -396,9 +413,9 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
       });
     });
 
-    it('answers a failed registry snapshot as not available and logs why', async () => {
+    it('answers a malformed message whose registry read fails as not available and logs why', async () => {
       h.world.toolsListError = () => new ServiceUnavailableError('registry gone');
-      const res = await send(READ, 'r1', 'ailang-read');
+      const res = await send(READ, 'r1', 'ailang-read', {}, { parts: [{}, {}] });
       expect((await answer(res)).body).toEqual(rpcError(1, -32603, NOT_AVAILABLE));
       expect(h.log.lines.map((l) => l.message)).toEqual([
         'a2a refusal: tasks/send a2a:ep1:r1: "Unavailable: the registry snapshot failed: registry gone"',
