@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeZodError } from '@world/contracts';
+import { MAX_TCP_PORT, describeZodError } from '@world/contracts';
 
 /** A configuration that failed validation at start-up; the process exits with code 2. */
 export class ConfigError extends Error {
@@ -69,8 +69,6 @@ export function envFlag(name: string) {
     .transform((v) => v === '1' || v === 'true');
 }
 
-/** The largest TCP port number. */
-const MAX_TCP_PORT = 65_535;
 const HEALTH_PORT_MESSAGE = `WORLD_HEALTH_PORT must be a TCP port number (0-${MAX_TCP_PORT})`;
 
 /** Common environment of every service process. */
