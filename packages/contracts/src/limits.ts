@@ -61,7 +61,7 @@ export const PLAN_EFFECT_ID_MAX_CHARS = 16;
  * provenance: each at most 256 characters), the invocation record, the effect record, and the
  * plan's and effect request's fields around their one payload. Measured on the real encoders
  * with every envelope string and id at its longest: 8 870 bytes of a 6 999 390-byte message
- * (packages/runtime/src/nats-transport.spec.ts); 64 KiB leaves room for longer descriptor names.
+ * (packages/runtime/src/nats-client.spec.ts); 64 KiB leaves room for longer descriptor names.
  */
 export const COMMIT_MESSAGE_OVERHEAD_MAX_BYTES = 64 * 1024;
 

@@ -1,7 +1,6 @@
 import { COMMIT_MESSAGE_MAX_BYTES, ServiceUnavailableError } from '@world/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { maxPayloadShortfall, refuseUnfitBus } from './bus-fit.js';
-import { maxPayloadProblem } from './nats-transport.js';
+import { maxPayloadProblem, maxPayloadShortfall, refuseUnfitBus } from './bus-fit.js';
 import type { RpcClient } from './rpc.js';
 
 const on = (maxPayload: number | undefined) =>

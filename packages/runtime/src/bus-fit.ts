@@ -1,7 +1,37 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { COMMIT_MESSAGE_MAX_BYTES, ServiceUnavailableError } from '@world/contracts';
+import {
+  COMMIT_MESSAGE_MAX_BYTES,
+  NATS_MAX_PAYLOAD_BYTES,
+  ServiceUnavailableError,
+} from '@world/contracts';
+import { ConfigError } from './config.js';
 import { logger } from './logger.js';
 import type { RpcClient } from './rpc.js';
+
+/**
+ * Refuses a NATS server whose `max_payload` (from its INFO at connect) is below what World's
+ * largest commit needs (COMMIT_MESSAGE_MAX_BYTES): on such a server an effect could run and
+ * then its commit be refused by the bus (DESIGN.md §1; ecosystem §8 "The machine's own NATS").
+ * Every service connects through here, so each one exits 2 with this line before it serves.
+ * @param nc a connected connection (closed here before the throw)
+ * @param url the server's URL, for the message
+ * @throws ConfigError `NATS max_payload is <n> bytes at <url>; World needs at least <m> …`
+ */
+export async function assertMaxPayload(nc: NatsConnection, url: string): Promise<void> {
+  const maxPayload = nc.info?.max_payload;
+  if (maxPayload === undefined || maxPayload >= COMMIT_MESSAGE_MAX_BYTES) return;
+  await nc.close().catch(() => undefined);
+  throw new ConfigError(maxPayloadProblem(maxPayload, url));
+}
+
+/** The one line a service prints when the server's max_payload is too small (assertMaxPayload). */
+export function maxPayloadProblem(maxPayload: number, url: string): string {
+  return (
+    `NATS max_payload is ${maxPayload} bytes at ${url}; World needs at least ` +
+    `${COMMIT_MESSAGE_MAX_BYTES} (its largest commit message, COMMIT_MESSAGE_MAX_BYTES): ` +
+    `set max_payload: ${NATS_MAX_PAYLOAD_BYTES} in the server's configuration (infra/nats/nats.conf)`
+  );
+}
 
 /**
  * Whether the NATS server a connection is on now can carry World's largest commit

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { logger } from './logger.js';
+import { listenResilient } from './pg-listen.js';
+import { migrateUnderLock, type MigrationOptions } from './pg-migrate.js';
 
 /**
  * A drizzle database over node-postgres. Both run modes use it: distributed World on the
@@ -11,9 +12,6 @@ import { logger } from './logger.js';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Database = PgDatabase<PgQueryResultHKT, any>;
-
-/** Advisory lock key every service's migrations take (ASCII "wrld"). */
-export const WORLD_MIGRATION_LOCK_KEY = 0x77726c64;
 
 /** The rows of one raw statement. */
 export interface RawResult<T> {
@@ -49,20 +47,6 @@ export interface DatabaseHandle {
   /** A listener for Postgres NOTIFY on a channel. */
   listen(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
-}
-
-/** Where a service's migrations live and how they are journaled. */
-export interface MigrationOptions {
-  /** the folder drizzle-kit generated (apps/<service>/drizzle) */
-  folder: string;
-  /** the journal table in schema `drizzle`, one per service (`__drizzle_migrations_<service>`) */
-  table: string;
-  /**
-   * the service's advisory lock key; migrations also take WORLD_MIGRATION_LOCK_KEY, shared by every
-   * service, because each service's first migration creates the shared `drizzle` schema and two
-   * concurrent `CREATE SCHEMA IF NOT EXISTS` collide (ecosystem §3.2)
-   */
-  lockKey: number;
 }
 
 /** Pool sizes and statement timeouts of a PostgreSQL handle. */
@@ -105,24 +89,7 @@ export async function openPostgres(
   const listeners = new Set<() => Promise<void>>();
   return {
     db,
-    async migrate(m) {
-      const client = await pool.connect();
-      try {
-        await client.query('SELECT pg_advisory_lock($1)', [WORLD_MIGRATION_LOCK_KEY]);
-        await client.query('SELECT pg_advisory_lock($1)', [m.lockKey]);
-        try {
-          await migratePg(drizzlePg(client), {
-            migrationsFolder: m.folder,
-            migrationsTable: m.table,
-          });
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1)', [m.lockKey]);
-          await client.query('SELECT pg_advisory_unlock($1)', [WORLD_MIGRATION_LOCK_KEY]);
-        }
-      } finally {
-        client.release();
-      }
-    },
+    migrate: (m) => migrateUnderLock(pool, m),
     query: rawPg(pool),
     async transaction(fn) {
       const client = await pool.connect();
@@ -160,73 +127,6 @@ export async function openPostgres(
       listeners.clear();
       await pool.end();
     },
-  };
-}
-
-/** How long (ms) a LISTEN connection that failed waits before it listens again. */
-export const LISTEN_RETRY_MS = 500;
-
-/**
- * LISTEN on a connection of its own that outlives a server restart: when the connection fails
- * (the server died or restarted: `world start` restarts its own), it is dropped and a new one
- * listens after LISTEN_RETRY_MS, again until one succeeds. Notifications sent while no connection
- * listens are lost; World's listeners also poll (a lost one only delays a waiter). Without this
- * the failed connection's 'error' event had no handler and ended the process.
- * @returns stops listening (UNLISTEN, releases the connection)
- * @throws the first connection's error (the database does not answer at start)
- */
-async function listenResilient(
-  pool: pg.Pool,
-  channel: string,
-  listener: (payload: string) => void,
-): Promise<() => Promise<void>> {
-  const quoted = `"${channel.replace(/"/g, '')}"`;
-  let current: { client: pg.PoolClient; drop: (err?: Error) => void } | undefined;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const again = () => {
-    if (stopped || retry !== undefined) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect().catch(again);
-    }, LISTEN_RETRY_MS);
-    retry.unref();
-  };
-  const connect = async (): Promise<void> => {
-    const client = await pool.connect();
-    let released = false;
-    const drop = (err?: Error) => {
-      if (released) return;
-      released = true;
-      if (current?.client === client) current = undefined;
-      // A failed connection is destroyed, not returned to the pool.
-      client.release(err);
-    };
-    client.on('notification', (n) => {
-      if (n.channel === channel) listener(n.payload ?? '');
-    });
-    client.on('error', (err) => {
-      logger.warn({ err, channel }, 'LISTEN connection failed; listening again');
-      drop(err);
-      again();
-    });
-    try {
-      await client.query(`LISTEN ${quoted}`);
-    } catch (err) {
-      drop(err as Error);
-      throw err;
-    }
-    if (stopped) drop();
-    else current = { client, drop };
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    if (retry !== undefined) clearTimeout(retry);
-    const held = current;
-    if (held === undefined) return;
-    await held.client.query(`UNLISTEN ${quoted}`).catch(() => undefined);
-    held.drop();
   };
 }
 

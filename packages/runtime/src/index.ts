@@ -1,11 +1,16 @@
 export * from './rpc.js';
 export * from './rpc-exception.filter.js';
 export * from './logger.js';
-export * from './nats-transport.js';
+export * from './nats-client.js';
+export * from './nats-server.js';
+export * from './nats-write-coalescing.js';
+export * from './library-shape.js';
 export * from './bus-fit.js';
 export * from './inprocess-transport.js';
 export * from './trace.js';
 export * from './database.js';
+export { LISTEN_RETRY_MS } from './pg-listen.js';
+export { WORLD_MIGRATION_LOCK_KEY, type MigrationOptions } from './pg-migrate.js';
 export * from './config.js';
 export * from './crashpoint.js';
 export * from './tokens.js';

@@ -8,9 +8,11 @@ import {
   NotFoundError,
   ServiceUnavailableError,
 } from '@world/contracts';
+import { connect } from '@nats-io/transport-node';
 import { testNatsUrl, uniquePrefix, eventually } from '@world/testing';
 import {
   InProcessBus,
+  coalesceWrites,
   connectRpc,
   startMicroservice,
   type RpcClient,
@@ -161,6 +163,24 @@ describe('a service serving on its client’s NATS connection', () => {
       await expect(rpc.ping()).resolves.toBeUndefined();
     } finally {
       await rpc.close();
+    }
+  });
+});
+
+describe('coalesceWrites on a connection of the installed nats.js', () => {
+  it('finds the protocol writer it relies on, and what one turn publishes still arrives in order', async () => {
+    const nc = await connect({ servers: [testNatsUrl()] });
+    try {
+      expect(() => coalesceWrites(nc)).not.toThrow();
+      const subject = `${uniquePrefix('coalesce')}.order`;
+      const got: string[] = [];
+      nc.subscribe(subject, { callback: (_err, msg) => void got.push(msg.string()) });
+      for (const n of ['1', '2', '3']) nc.publish(subject, n);
+      await nc.flush();
+      await eventually(() => (got.length === 3 ? got : undefined), 2_000, 'three messages');
+      expect(got).toEqual(['1', '2', '3']);
+    } finally {
+      await nc.close();
     }
   });
 });

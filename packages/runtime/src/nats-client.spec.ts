@@ -6,7 +6,8 @@ import {
   base64Length,
 } from '@world/contracts';
 import { largestCommit } from '../test/support/largest-commit.js';
-import { maxPayloadProblem, requestPacket } from './nats-transport.js';
+import { maxPayloadProblem } from './bus-fit.js';
+import { requestPacket } from './nats-client.js';
 import { serveMessage, withCallContext } from './trace.js';
 
 const TRACEPARENT = `00-${'4'.repeat(32)}-${'0'.repeat(15)}1-01`;
