@@ -41,11 +41,3 @@ export function canonicalObjectOf(members: Readonly<Record<string, string>>): st
 export function canonicalBytes(value: unknown): Buffer {
   return Buffer.from(canonicalJson(value), 'utf8');
 }
-
-/**
- * Parses JSON text strictly: one value, nothing after it.
- * @throws SyntaxError with the parser's message
- */
-export function parseJson(text: string): unknown {
-  return JSON.parse(text);
-}

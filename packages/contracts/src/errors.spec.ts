@@ -1,6 +1,5 @@
 import {
   BadRequestError,
-  DenialError,
   DuplicateInvocationError,
   EffectsUnrecordedError,
   HeadConflictError,
@@ -27,7 +26,6 @@ describe('wire errors (CONVENTIONS.md "Errors"): every class survives the wire w
     ['NotFound', new NotFoundError('log entry not found')],
     ['SessionExpired', new SessionExpiredError()],
     ['HeadConflict', new HeadConflictError('', REF)],
-    ['Denial', new DenialError('denied:budget', REF)],
     ['EffectsUnrecorded', new EffectsUnrecordedError('a2a:ep1:t1', [REF], 'commit failed')],
     ['LeaseLost', new LeaseLostError('ep1', 3)],
     ['DuplicateInvocation', new DuplicateInvocationError('mcp:ep1:k')],

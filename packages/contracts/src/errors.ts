@@ -157,11 +157,6 @@ export class CommitUncertainError extends WorldError {
   readonly errorClass = 'CommitUncertain';
 }
 
-/** 503: the semantic-id index is unavailable. */
-export class LookupIndexUnavailableError extends WorldError {
-  readonly errorClass = 'LookupIndexUnavailable';
-}
-
 /** 503: the agent card's registry read failed. */
 export class ProjectionUnavailableError extends WorldError {
   readonly errorClass = 'ProjectionUnavailable';
@@ -200,20 +195,6 @@ export class ShuttingDownError extends WorldError {
  */
 export class TransportTimeoutError extends WorldError {
   readonly errorClass = 'TransportTimeout';
-}
-
-/** A broker denial: the effect did not run and nothing was spent (world-spec §2.8). */
-export class DenialError extends WorldError {
-  readonly errorClass = 'Denial';
-  constructor(
-    readonly label: string,
-    readonly recordRef: string,
-  ) {
-    super(`effect denied: ${label}`);
-  }
-  override details() {
-    return { label: this.label, recordRef: this.recordRef };
-  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * semantic ids. Sources: world-spec §2.1, §2.7, §6.5, §10; DESIGN.md §7.4.
  */
 import { createHash } from 'node:crypto';
-import { BadRequestError, InvalidSessionError, SessionAbsentError } from './errors.js';
+import { BadRequestError } from './errors.js';
 
 /** The episode id grammar without anchors, for ids that embed an episode (world-spec §2.1). */
 const EPISODE_ID_BODY = '[a-z0-9][a-z0-9-]{0,63}';
@@ -151,15 +151,4 @@ export function parseBearer(header: string | undefined | null): BearerParse {
  */
 export function credentialIdOf(token: string): string {
   return createHash('sha256').update(token).digest('hex');
-}
-
-/**
- * The credential id behind an Authorization header, or the typed session error.
- * @throws SessionAbsentError, InvalidSessionError
- */
-export function credentialIdFromHeader(header: string | undefined | null): string {
-  const parsed = parseBearer(header);
-  if (parsed.kind === 'absent') throw new SessionAbsentError();
-  if (parsed.kind === 'malformed') throw new InvalidSessionError();
-  return credentialIdOf(parsed.token);
 }

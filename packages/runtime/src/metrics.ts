@@ -133,14 +133,23 @@ export async function metricsExposition(): Promise<{ contentType: string; body: 
 
 const NS_PER_SECOND = 1e9;
 
+/** A monotonic clock in nanoseconds (process.hrtime.bigint; tests pass their own). */
+export type MonotonicClock = () => bigint;
+
+const hrtime: MonotonicClock = () => process.hrtime.bigint();
+
 /** A monotonic start mark for elapsedSeconds (nanoseconds). */
-export function startMark(): bigint {
-  return process.hrtime.bigint();
+export function startMark(clock: MonotonicClock = hrtime): bigint {
+  return clock();
 }
 
-/** Seconds elapsed since a startMark. */
-export function elapsedSeconds(mark: bigint): number {
-  return Number(process.hrtime.bigint() - mark) / NS_PER_SECOND;
+/**
+ * Seconds elapsed since a startMark, on the same monotonic clock (never negative: the clock does
+ * not go back, unlike the wall clock).
+ * @param mark a startMark of `clock`, nanoseconds
+ */
+export function elapsedSeconds(mark: bigint, clock: MonotonicClock = hrtime): number {
+  return Number(clock() - mark) / NS_PER_SECOND;
 }
 
 /** Records one phase's duration in `world_phase_seconds`. */

@@ -10,7 +10,6 @@ import {
   InvalidSessionError,
   InvocationInFlightError,
   LeaseLostError,
-  LookupIndexUnavailableError,
   NoHandlerError,
   NotFoundError,
   PayloadTooLargeError,
@@ -131,13 +130,6 @@ describe('the REST column of the error table (world-spec §5.1)', () => {
       503,
       'CommitUncertain',
       'invocation outcome is not confirmed; resend the same task id',
-    ],
-    [
-      '§5.1 LookupIndexUnavailable',
-      new LookupIndexUnavailableError('index missing'),
-      503,
-      'LookupIndexUnavailable',
-      'index missing',
     ],
     [
       '§5.1 ProjectionUnavailable',

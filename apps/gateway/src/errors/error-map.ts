@@ -203,7 +203,6 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
   },
   CommitUncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
   Uncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
-  LookupIndexUnavailable: { status: 503, restClass: 'LookupIndexUnavailable', mcp: HOST },
   ProjectionUnavailable: { status: 503, restClass: 'ProjectionUnavailable', mcp: HOST },
   ProjectionDeadlineExceeded: {
     status: 504,
