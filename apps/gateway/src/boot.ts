@@ -32,6 +32,7 @@ import { ShutdownGate } from './http/shutdown-gate.js';
 import { SERVICE_NAME } from './identity.js';
 import type { LogSink } from './log.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { assertSdkServesParsedBody } from './mcp/sdk-fetch-adapter.js';
 import { observeHttp } from './ops/http-observe.js';
 
 const REPLICA_ID_BYTES = 4;
@@ -58,6 +59,11 @@ export interface GatewayOptions {
   operatorTokenFile?: string;
   /** the invocation deadline in ms (default CALL_DEADLINE_MS) */
   callDeadlineMs?: number;
+  /**
+   * The gateway's wall clock, epoch ms (default Date.now): when a resolved session counts as
+   * expired, and the time tool listings are filtered at. Tests move it instead of sleeping.
+   */
+  clock?: () => number;
   /** shown by GET /v1/health as db_path */
   dbPath?: string;
   replica?: string;
@@ -90,11 +96,13 @@ export interface RunningGateway extends RunningService {
  * gateway owns nothing durable; `close()` first refuses new requests (ShutdownGate), then stops
  * accepting connections, lets the requests in flight answer (SHUTDOWN_DRAIN_MS), then releases
  * its transport connection. Idle and surplus connections are bounded (limitConnections).
- * @throws ConfigError for a bind beyond loopback without `bindPublic`, or a bad operator token
+ * @throws ConfigError for a bind beyond loopback without `bindPublic`, or a bad operator token;
+ *   LibraryShapeError when the installed MCP SDK no longer serves what the hand-off relies on
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const bind = typeof options.bind === 'string' ? parseBind(options.bind) : options.bind;
   assertBindAllowed(bind, options.bindPublic ?? false);
+  await assertSdkServesParsedBody();
   const replica =
     options.replica ?? `${SERVICE_NAME}-${randomBytes(REPLICA_ID_BYTES).toString('hex')}`;
   const pino = serviceLogger(SERVICE_NAME).child({ replica });
@@ -112,9 +120,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(options.integrity !== undefined && { integrity: options.integrity }),
   };
   const callDeadlineMs = options.callDeadlineMs ?? CALL_DEADLINE_MS;
-  const sessions = new SessionResolver(rpc);
+  const sessions = new SessionResolver(rpc, options.clock);
   const auth = new Authenticator(sessions, credential);
-  const mcp = new McpEndpoint(auth, { rpc, log, callDeadlineMs });
+  const mcp = new McpEndpoint(auth, { rpc, log, callDeadlineMs, clock: options.clock });
 
   const gate = new ShutdownGate();
   let app: NestExpressApplication | undefined;
@@ -127,6 +135,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           publicReads: options.publicReads ?? false,
           dbPath: options.dbPath ?? '',
           callDeadlineMs,
+          ...(options.clock !== undefined && { clock: options.clock }),
           logStreamRunMs: options.logStreamRunMs,
           agui: options.agui,
         },

@@ -8,6 +8,8 @@ export interface GatewaySettings {
   dbPath: string;
   /** the invocation deadline in ms (WORLD_CALL_DEADLINE_MS) */
   callDeadlineMs: number;
+  /** the gateway's wall clock, epoch ms (default Date.now): the time tool listings are filtered at */
+  clock?: () => number;
   /** how long one /v1/log/stream run lasts (default LOG_STREAM_RUN_MS; tests shorten it) */
   logStreamRunMs?: number;
   /** POST /agui's run length and heartbeat (defaults AGUI_RUN_MS, AGUI_HEARTBEAT_MS; tests shorten them) */

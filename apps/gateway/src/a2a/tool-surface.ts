@@ -10,7 +10,7 @@ import {
   type ToolDescriptor,
 } from '@world/contracts';
 import { RPC, type RpcClient } from '@world/runtime';
-import { GATEWAY_LOG } from '../gateway.tokens.js';
+import { GATEWAY_LOG, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
 import type { LogSink } from '../log.js';
 
 /**
@@ -22,6 +22,7 @@ export class ToolSurface {
   constructor(
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(GATEWAY_LOG) private readonly log: LogSink,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
   /**
@@ -55,7 +56,7 @@ export class ToolSurface {
   private async list(session: Session): Promise<ToolDescriptor[]> {
     const reply = await this.rpc.request(
       'planner.tools.list',
-      { grants: session.grants, now: Date.now() },
+      { grants: session.grants, now: (this.settings.clock ?? Date.now)() },
       { timeoutMs: READ_DEADLINE_MS },
     );
     return reply.tools;

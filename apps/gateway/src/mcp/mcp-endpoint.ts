@@ -17,7 +17,6 @@ import { McpExchange, McpFailure, type ExchangeDeps } from './mcp-exchange.js';
 import {
   HEADER_MESSAGES,
   NEGOTIABLE_PROTOCOL_VERSIONS,
-  SDK_ACCEPT,
   batchProblem,
   headerProblem,
   methodNotFoundText,
@@ -28,6 +27,7 @@ import {
   versionRefusal,
   type JsonRefusal,
 } from './protocol.js';
+import { answerFromSdk, writeSdkAnswer } from './sdk-fetch-adapter.js';
 
 /** Where the exchange rides inside the SDK's pass-through auth info. */
 const EXCHANGE_KEY = 'world.exchange';
@@ -51,11 +51,8 @@ type JsonRpcId = string | number | null;
  *    `fetch` with the body already parsed, whose answer is replaced by one plain JSON envelope
  *    when a host call failed (world-spec §6.3).
  *
- * The hand-off does what `toNodeHandler` of `@modelcontextprotocol/node` does — request URL and
- * headers, `authInfo`, the parsed body, an abort signal that fires when the client goes away,
- * the SDK's 500 fallback — without its per-POST copies: the body is not re-serialized into the
- * web Request (the SDK reads `parsedBody`, never the stream, when it is given) and the buffered
- * answer is written in one `end()` instead of being re-streamed through a web ReadableStream.
+ * The hand-off to the SDK is answerFromSdk (sdk-fetch-adapter.ts, in place of the node adapter's
+ * `toNodeHandler`), whose reliance on the SDK is checked at start-up (assertSdkServesParsedBody).
  */
 export class McpEndpoint {
   private readonly handler: McpHttpHandler;
@@ -156,9 +153,7 @@ export class McpEndpoint {
    * body, or — when a host call failed — the fixed plain JSON envelope
    * `{"jsonrpc":"2.0","id":<id>,"error":{"code":-32603,"message":"host callback failed"}}` on
    * HTTP 200, `id` null for a batch (world-spec §6.3). Answers are single finite events, so
-   * buffering them costs nothing and lets a failure replace the whole POST. Should the SDK
-   * throw (it answers every failure itself, so only a closed handler does), the answer is
-   * `toNodeHandler`'s: the transport warning, then a JSON-RPC 500 `Internal server error`.
+   * buffering them costs nothing and lets a failure replace the whole POST.
    * @param options the exchange's `authInfo` and the already parsed body
    */
   private async serve(
@@ -168,82 +163,16 @@ export class McpEndpoint {
     options: McpHandlerRequestOptions & { authInfo: AuthInfo },
   ): Promise<void> {
     const exchange = exchangeOf(options);
-    const abort = new AbortController();
-    let finished = false;
-    res.once('close', () => {
-      if (!finished) abort.abort();
-    });
-    if (res.destroyed) abort.abort();
-    let answer: { status: number; headers: Record<string, string>; bytes: Buffer | null };
-    try {
-      const response = await this.handler.fetch(webRequestOf(req, abort.signal), options);
-      const bytes = response.body === null ? null : Buffer.from(await response.arrayBuffer());
-      const headers: Record<string, string> = {};
-      for (const [name, value] of response.headers) headers[name] = value;
-      answer = { status: response.status, headers, bytes };
-    } catch (err) {
-      finished = true;
-      this.onerror(err instanceof Error ? err : new Error(String(err)));
-      return json(
-        res,
-        500,
-        rpcError(echoableRequestId(body), JSONRPC.internalError, INTERNAL_TEXT),
-      );
-    }
-    finished = true;
-    if (exchange.hostFailure !== undefined) {
+    const answer = await answerFromSdk(this.handler, req, res, body, options, this.onerror);
+    if (!answer.thrown && exchange.hostFailure !== undefined) {
       const { code, message } = exchange.hostFailure;
       return json(res, 200, rpcError(exchange.requestId, code, message));
     }
-    res.writeHead(answer.status, answer.headers);
-    res.end(answer.bytes ?? undefined);
+    writeSdkAnswer(res, answer);
   }
 }
 
 export { methodNotFoundText };
-
-/** The SDK's text of a JSON-RPC 500 (`internalServerErrorResponse` of both SDK packages). */
-const INTERNAL_TEXT = 'Internal server error';
-
-/** Request headers the SDK never sees: the body it reads is `parsedBody`, not these bytes. */
-const BODY_FRAMING_HEADERS: ReadonlySet<string> = new Set([
-  'content-length',
-  'content-encoding',
-  'transfer-encoding',
-]);
-
-/**
- * The web-standard Request the SDK classifies and validates: method, URL and headers of the
- * Node request (pseudo-headers dropped, repeated headers kept), and no body — the SDK is always
- * given the parsed body, from which it reads the JSON-RPC message(s).
- */
-function webRequestOf(req: IncomingMessage, signal: AbortSignal): Request {
-  const host = single(req.headers.host) ?? 'localhost';
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':') || BODY_FRAMING_HEADERS.has(name)) continue;
-    // World's own check admitted this Accept (wildcards included); the SDK re-checks a listing.
-    if (name === 'accept') {
-      headers.set(name, SDK_ACCEPT);
-      continue;
-    }
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else headers.set(name, value);
-  }
-  return new Request(`http://${host}${req.url ?? '/'}`, {
-    method: (req.method ?? 'POST').toUpperCase(),
-    headers,
-    signal,
-  });
-}
-
-/** The id a JSON-RPC error may echo: a request's string or number id, else null (as the SDK). */
-function echoableRequestId(body: unknown): JsonRpcId {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const { method, id } = body as { method?: unknown; id?: unknown };
-  if (typeof method !== 'string') return null;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
-}
 
 /** The per-POST low-level Server: tools/list and tools/call over the exchange (ecosystem.md §8). */
 function toolServer(exchange: McpExchange): Server {
