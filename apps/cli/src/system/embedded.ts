@@ -46,6 +46,8 @@ export interface SystemOptions {
   logStreamRunMs?: number;
   /** POST /agui's run length and heartbeat (tests shorten them) */
   agui?: { runMs?: number; heartbeatMs?: number };
+  /** the gateway's wall clock, epoch ms (default Date.now; tests move it instead of sleeping) */
+  gatewayClock?: () => number;
   /**
    * The broker's operator settings (WORLD_EXAMPLES_DIR, WORLD_RUN_ALLOW_CAPS,
    * WORLD_RUN_NET_ALLOW, WORLD_RUN_NET_ALLOW_HTTP); default none. The toolchain follows
@@ -177,6 +179,7 @@ async function startServices(
       callDeadlineMs: options.callDeadlineMs,
       logStreamRunMs: options.logStreamRunMs,
       agui: options.agui,
+      clock: options.gatewayClock,
       dbPath,
       // One process: its /readyz shows the database and the ledger's and broker's integrity scans.
       database: () => database.ping(),

@@ -32,9 +32,11 @@ describe.each(MODES)('MCP and /v1 conformance (%s mode)', (mode) => {
   let w: TestSystem;
   let token: string;
   let worktree: string;
+  /** how far the gateway's clock runs ahead of the wall clock (ms) */
+  let gatewayAheadMs = 0;
 
   beforeAll(async () => {
-    w = await startTestSystem(mode);
+    w = await startTestSystem(mode, { gatewayClock: () => Date.now() + gatewayAheadMs });
     worktree = await w.episode('ep1', { 'hello.ail': HELLO_AIL, 'three.txt': 'x x x\n' });
     token = await w.session('ep1', FULL_GRANTS);
   });
@@ -142,9 +144,14 @@ describe.each(MODES)('MCP and /v1 conformance (%s mode)', (mode) => {
     const unknown = await w.mcp('a'.repeat(64), 'tools/list', {});
     expect([unknown.status, unknown.text]).toEqual([401, 'unknown session credential']);
     const short = await w.session('ep1', READ_50, 1);
-    await new Promise((r) => setTimeout(r, 1_100));
-    const expired = await w.mcp(short, 'tools/list', {});
-    expect([expired.status, expired.text]).toEqual([401, 'session credential has expired']);
+    // The gateway sees the session's one second pass (world-spec §2.2: expired at expiresAt).
+    gatewayAheadMs = 1_100;
+    try {
+      const expired = await w.mcp(short, 'tools/list', {});
+      expect([expired.status, expired.text]).toEqual([401, 'session credential has expired']);
+    } finally {
+      gatewayAheadMs = 0;
+    }
   });
 
   it('scenario 9: MCP header checks', async () => {

@@ -115,6 +115,8 @@ export async function startTestSystem(
     agui?: { runMs?: number; heartbeatMs?: number };
     /** the broker's operator settings (README "Operator settings") */
     broker?: SystemOptions['broker'];
+    /** the gateway's wall clock (SystemOptions.gatewayClock) */
+    gatewayClock?: SystemOptions['gatewayClock'];
   } = {},
 ): Promise<TestSystem> {
   const home = await mkdtemp(join(tmpdir(), `world-e2e-${mode}-`));
