@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { watchLines } from '@world/testing';
 import { READY_TIMEOUT_MS, RSS_SAMPLE_MS, STOP_GRACE_MS } from './config.js';
 
 /** Lines of a process's output kept for the error message when it fails. */
@@ -38,65 +39,20 @@ export function startProcess(
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`${name}: could not start ${command}`);
   const pid = child.pid;
-  const tail: string[] = [];
-  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
-  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  const exited = new Promise<void>((resolve) =>
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      resolve();
-    }),
-  );
-  const onData = (buf: Buffer) => {
-    for (const line of buf.toString('utf8').split('\n')) {
-      if (line === '') continue;
-      tail.push(line);
-      if (tail.length > TAIL_LINES) tail.shift();
-      for (const w of [...waiters]) {
-        if (w.pattern.test(line)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(line);
-        }
-      }
-    }
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  const watch = watchLines(child, `${name} (pid ${pid})`, TAIL_LINES);
   return {
     name,
     pid,
     child,
-    tail,
-    waitFor(pattern, timeoutMs = READY_TIMEOUT_MS) {
-      const seen = tail.find((l) => pattern.test(l));
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const fail = (why: string) =>
-          reject(new Error(`${name} (pid ${pid}) ${why}; last output:\n${tail.join('\n')}`));
-        const timer = setTimeout(
-          () => fail(`logged no line matching ${pattern} within ${timeoutMs} ms`),
-          timeoutMs,
-        );
-        waiters.push({
-          pattern,
-          resolve: (line) => {
-            clearTimeout(timer);
-            resolve(line);
-          },
-        });
-        void exited.then(() => {
-          clearTimeout(timer);
-          fail(`exited (code ${exit?.code}, signal ${exit?.signal}) before logging ${pattern}`);
-        });
-      });
-    },
+    tail: watch.lines,
+    waitFor: (pattern, timeoutMs = READY_TIMEOUT_MS) => watch.waitForLine(pattern, timeoutMs),
     async stop() {
-      if (exit !== undefined) return;
+      if (watch.exit !== undefined) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => {
-        if (exit === undefined) child.kill('SIGKILL');
+        if (watch.exit === undefined) child.kill('SIGKILL');
       }, STOP_GRACE_MS);
-      await exited;
+      await watch.exited;
       clearTimeout(timer);
     },
   };

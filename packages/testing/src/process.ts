@@ -1,4 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { watchLines, type ExitStatus } from './line-waiter.js';
+
+/** How long waitForLine waits by default (ms): a service's start-up on a loaded machine. */
+const READY_TIMEOUT_MS = 30_000;
 
 /** A child process started by a test, with its output captured line by line. */
 export interface TestProcess {
@@ -8,7 +12,7 @@ export interface TestProcess {
   /** Resolves with the first line matching `pattern` (or rejects after `timeoutMs` or on exit). */
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Resolves when the process has exited, with its code and signal. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<ExitStatus>;
   kill(signal?: NodeJS.Signals): void;
 }
 
@@ -23,60 +27,13 @@ export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv
   });
   if (child.pid === undefined) throw new Error(`could not start ${script}`);
   const pid = child.pid;
-  const lines: string[] = [];
-  const waiters: Array<{ pattern: RegExp; resolve: (l: string) => void }> = [];
-  const onData = (buf: Buffer) => {
-    for (const line of buf.toString('utf8').split('\n')) {
-      if (line === '') continue;
-      lines.push(line);
-      for (const w of [...waiters]) {
-        if (w.pattern.test(line)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(line);
-        }
-      }
-    }
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
+  const watch = watchLines(child, `${script} (pid ${pid})`);
   return {
     child,
     pid,
-    lines,
-    exited,
-    waitForLine(pattern, timeoutMs = 30_000) {
-      const seen = lines.find((l) => pattern.test(l));
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(
-              new Error(
-                `no line matching ${pattern} within ${timeoutMs} ms; output:\n${lines.join('\n')}`,
-              ),
-            ),
-          timeoutMs,
-        );
-        waiters.push({
-          pattern,
-          resolve: (l) => {
-            clearTimeout(timer);
-            resolve(l);
-          },
-        });
-        void exited.then(({ code, signal }) => {
-          clearTimeout(timer);
-          reject(
-            new Error(
-              `process exited (code ${code}, signal ${signal}) before a line matching ${pattern}; output:\n${lines.join('\n')}`,
-            ),
-          );
-        });
-      });
-    },
+    lines: watch.lines,
+    exited: watch.exited,
+    waitForLine: (pattern, timeoutMs = READY_TIMEOUT_MS) => watch.waitForLine(pattern, timeoutMs),
     kill(signal = 'SIGTERM') {
       safeKill(pid, signal);
     },
