@@ -38,7 +38,7 @@ const log = serviceLogger('planner');
  * `world/transition-registry/v1` (retrying until the ledger answers), then serves
  * `planner.*` in the `planner` queue group. close() stops taking calls, lets the calls in
  * flight finish (SHUTDOWN_DRAIN_MS), waits for their lease releases, then disconnects
- * (issue 6 "graceful shutdown … release leases").
+ * (packages/runtime/README.md "Shutdown").
  */
 export async function startPlanner(
   options: PlannerOptions,

@@ -29,7 +29,7 @@ export interface World {
 /**
  * The canonical bytes of an entry: JCS of {entryIndex, semanticsEpoch, transitionFn, interpreter,
  * prevEntryHash, writtenBy, transitionRef} (DESIGN.md §4). Its entry hash is their sha256, and
- * they are the entry's leaf in the log's Merkle tree (RFC 9162 §2.1.1; issue 12).
+ * they are the entry's leaf in the log's Merkle tree (RFC 9162 §2.1.1).
  */
 export function entryBytes(header: EntryHeader, transitionRef: Ref): Buffer {
   return canonicalBytes({

@@ -127,9 +127,9 @@ export const RecoveryReportEvent = z.object({
 });
 
 /**
- * `broker.episode.spend` (issue 15 "Episodes"): one episode's grants with their spend, its lease
- * and its indeterminate intents, read in the caller's scope (visibility resource `spend`: a
- * session reads only its own episode; any other is NotFound).
+ * `broker.episode.spend` (the workbench's Episodes page, DESIGN.md §5a): one episode's grants with
+ * their spend, its lease and its indeterminate intents, read in the caller's scope (visibility
+ * resource `spend`: a session reads only its own episode; any other is NotFound).
  */
 export const EpisodeSpendRequest = z.object({ episodeId: EpisodeIdSchema, scope: ReadScopeSchema });
 export const EpisodeSpendReply = z.object({

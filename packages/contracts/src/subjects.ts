@@ -208,7 +208,7 @@ export const InvokeReply = z.object({
   outputBytes: z.string(),
   outputRef: RefSchema,
   entryIndex: NonNegInt,
-  /** the committed entry's hash: with entryIndex, what a tool result cites of the log (issue 12) */
+  /** the committed entry's hash: with entryIndex, what a tool result cites of the log */
   entryHash: RefSchema,
   worldRef: RefSchema,
   replayed: z.boolean(),

@@ -1,14 +1,15 @@
 /**
- * The ledger's timeline index reads (issue 15 "Timeline"): `ledger.timeline` pages the log newest
- * first by cursor, filtered by episode, tool, outcome, surface and commit time, from the index the
- * ledger writes in each entry's own transaction; `ledger.timeline.unrecorded` pages the tool calls
- * that were claimed but never committed (the `unrecorded` outcome: an intent without an entry).
+ * The ledger's timeline index reads (the workbench's Timeline, DESIGN.md §5a): `ledger.timeline`
+ * pages the log newest first by cursor, filtered by episode, tool, outcome, surface and commit
+ * time, from the index the ledger writes in each entry's own transaction;
+ * `ledger.timeline.unrecorded` pages the tool calls that were claimed but never committed (the
+ * `unrecorded` outcome: an intent without an entry).
  */
 import { z } from 'zod';
 import { EpisodeIdSchema, NonNegInt, RefSchema } from './schemas.js';
 import { ReadScopeSchema } from './visibility.js';
 
-/** Most rows one timeline read answers (issue 15: ≤ 100 rows a page). */
+/** Most rows one timeline read answers: one workbench page (DESIGN.md §5a). */
 export const TIMELINE_LIMIT_MAX = 100;
 /** The outcomes of a committed entry (world-spec §4.4 result shapes). */
 export const ENTRY_OUTCOMES = ['ok', 'refused', 'denied', 'failed'] as const;

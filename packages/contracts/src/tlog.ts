@@ -1,8 +1,8 @@
 /**
- * The transparency-log subjects' schemas (issue 12): the signed checkpoint, the verifier key and
- * the RFC 9162 proofs the ledger serves. Hashes travel as standard padded base64 (RFC 4648 §4),
- * as C2SP tlog-checkpoint prints them; sizes and indexes are leaf counts and zero-based leaf
- * indexes (leaf i is log entry #i).
+ * The transparency-log subjects' schemas (README "Verifying the log"): the signed checkpoint, the
+ * verifier key and the RFC 9162 proofs the ledger serves. Hashes travel as standard padded base64
+ * (RFC 4648 §4), as C2SP tlog-checkpoint prints them; sizes and indexes are leaf counts and
+ * zero-based leaf indexes (leaf i is log entry #i).
  */
 import { z } from 'zod';
 import { NonNegInt } from './schemas.js';

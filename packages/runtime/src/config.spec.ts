@@ -1,6 +1,6 @@
 import { CommonEnv, ConfigError, isLogLevel, loadConfig, LOG_LEVELS } from './config.js';
 
-// DESIGN.md §5 and issue 6: configuration is validated at start, one clear line, exit 2.
+// DESIGN.md §5: configuration is validated at start, one clear line, exit 2.
 describe('CommonEnv health settings', () => {
   it.each([
     ['unset: no health server', {}, undefined, '0.0.0.0'],

@@ -32,7 +32,7 @@ const log = serviceLogger('health');
 
 /**
  * Runs a service's readiness checks concurrently, each bounded by READINESS_CHECK_MS
- * (issue 6: "readiness = its Postgres and NATS connections work").
+ * (README "Health, readiness, metrics": ready when its PostgreSQL and NATS connections work).
  * @param checks the checks that apply (none → ready)
  * @param draining true once shutdown began: the report says `draining` whatever the checks say
  * @returns HTTP 200 with status `ready`, else 503 naming the failing check(s)

@@ -1,6 +1,6 @@
 import { PinoNestLogger, captureLogs, logger } from './logger.js';
 
-describe('PinoNestLogger (issue 17: a quiet start-up)', () => {
+describe('PinoNestLogger: a quiet start-up', () => {
   it('writes Nest start-up bookkeeping (route maps, module inits) at debug, other lines at info', () => {
     const capture = captureLogs('info');
     try {

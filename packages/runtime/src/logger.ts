@@ -9,7 +9,7 @@ type LineSink = (line: string) => void;
 
 /**
  * Where lines go: JSON (one document a line) when stdout is not a terminal — files, pipes,
- * collectors — and pino-pretty's human-readable lines when it is (issue 17 "start-up").
+ * collectors — and pino-pretty's human-readable lines when a person watches a terminal.
  */
 const stdout: DestinationStream = process.stdout.isTTY
   ? PinoPretty({
@@ -36,7 +36,7 @@ const destination: DestinationStream = {
  * ignored here, never handed to pino, and refused by each process's configuration check,
  * CommonEnv: exit 2 with one line). Every line written inside a call
  * context carries its `invocationId` (and `traceId` when the call is traced), so one call's
- * lines can be found in every service's log (issue 6 "Operations"). Tokens are redacted.
+ * lines can be found in every service's log (README "Logs"). Tokens are redacted.
  */
 export const logger: Logger = pino(
   {

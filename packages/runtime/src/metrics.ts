@@ -7,10 +7,10 @@ export type CallOutcome = 'ok' | 'refused' | 'denied' | 'failed' | 'unrecorded';
 export type Phase = 'plan' | 'lease' | 'execute' | 'finish' | 'commit';
 
 /**
- * World's Prometheus metrics of this process (issue 6 "Operations"), all labelled with the
- * `replica` that counted them, so processes running several services (embedded mode) and
- * several replicas stay apart. Labels are low-cardinality: tool ids, surfaces, outcomes,
- * effect names and statuses, phases, HTTP route templates and status codes — never ids.
+ * World's Prometheus metrics of this process (README "Health, readiness, metrics"), all labelled
+ * with the `replica` that counted them, so processes running several services (embedded mode) and
+ * several replicas stay apart. Labels are low-cardinality: tool ids, surfaces, outcomes, effect
+ * names and statuses, phases, HTTP route templates and status codes — never ids.
  */
 export interface WorldMetrics {
   /** the process's registry: default Node metrics plus World's */

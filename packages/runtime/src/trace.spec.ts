@@ -11,8 +11,8 @@ import {
   withCallContext,
 } from './trace.js';
 
-// W3C Trace Context (traceparent = version-traceid-parentid-flags); issue 6: "trace context
-// propagated from the HTTP request through every NATS hop". No tracer provider is registered
+// W3C Trace Context (traceparent = version-traceid-parentid-flags), carried from the HTTP request
+// through every NATS hop (README "Tracing"). No tracer provider is registered
 // here: spans are non-recording and pass the caller's span context on unchanged.
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';

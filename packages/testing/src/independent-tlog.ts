@@ -1,8 +1,9 @@
 /**
- * An independent transparency-log verifier for World's tests (issue 12 "your own tests implement
- * none of the server's code"): RFC 9162 §2.1 Merkle tree hash, inclusion and consistency proof
- * verification, and C2SP signed-note/tlog-checkpoint opening with Ed25519, written from the
- * specifications with node:crypto alone. It imports nothing of @world/tlog or the ledger.
+ * An independent transparency-log verifier for World's tests, sharing none of the server's code
+ * so a bug in it cannot hide a bug in the ledger: RFC 9162 §2.1 Merkle tree hash, inclusion and
+ * consistency proof verification, and C2SP signed-note/tlog-checkpoint opening with Ed25519,
+ * written from the specifications with node:crypto alone. It imports nothing of @world/tlog or the
+ * ledger.
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
 

@@ -1,5 +1,5 @@
 /**
- * @world/why: the provenance walk of `world why` (world-spec §7.3, §9; issue 4), shared by the
+ * @world/why: the provenance walk of `world why` (world-spec §7.3, §9), shared by the
  * CLI (over `/v1`) and the gateway's workbench (in-process, in the caller's read scope).
  */
 export * from './format.js';

@@ -25,7 +25,7 @@ describe('why output lines (world-spec §7.3 example)', () => {
       `  ✓ output  ${short}  416 B = world.stateRoot`,
     ],
     [
-      'issue 4 a broken link',
+      '§7.3 a broken link',
       { name: 'record', ok: false, ref, detail: 'not found' },
       `  ✗ record  ${short}  not found`,
     ],
@@ -39,7 +39,7 @@ describe('why output lines (world-spec §7.3 example)', () => {
 
   const summaries: Array<[string, Array<boolean | null>, string]> = [
     ['§7.3 all hold', [true, true, true, true, true, true, true], 'all 7 link(s) verified'],
-    ['issue 4 one broken', [true, true, false], '1 of 3 link(s) broken'],
+    ['§7.3 one broken', [true, true, false], '1 of 3 link(s) broken'],
     ['genesis: one not checkable', [null, true, true], 'all 2 link(s) verified (1 not checkable)'],
   ];
   it.each(summaries)('summary: %s', (_row, oks, line) => {

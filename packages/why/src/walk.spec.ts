@@ -15,13 +15,13 @@ function changed(ledger: MemoryLedger, ref: string, patch: Record<string, unknow
   });
 }
 
-describe('walk (world-spec §7.3 `why`, §9 provenance walks; issue 4)', () => {
+describe('walk (world-spec §7.3 `why`, §9 provenance walks)', () => {
   type Row = [string, (l: MemoryLedger, inv: Invocation) => Partial<WalkStart> | void, string[]];
   const ALL = ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'];
   const rows: Row[] = [
     ['§7.3 an intact call: every link holds', () => undefined, ALL],
     [
-      '§7.3 issue 4: stored output bytes altered → ✗ output only',
+      '§7.3: stored output bytes altered → ✗ output only',
       (l, inv) => l.tamper(inv.output.hash, changed(l, inv.output.hash, { content: 'forged' })),
       ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗'],
     ],
@@ -177,7 +177,7 @@ describe('walk (world-spec §7.3 `why`, §9 provenance walks; issue 4)', () => {
     ]);
   });
 
-  it('names the altered bytes on the output link (issue 4)', async () => {
+  it('names the altered bytes on the output link', async () => {
     const ledger = new MemoryLedger();
     const inv = ledger.invoke('notes.txt');
     ledger.tamper(inv.output.hash, '{"forged":true}');

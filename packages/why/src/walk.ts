@@ -1,5 +1,5 @@
 /**
- * `world why`'s walk of one invocation (world-spec §7.3, §9; issue 4): from a log entry it checks
+ * `world why`'s walk of one invocation (world-spec §7.3, §9): from a log entry it checks
  * every link — the world ref recomputed (worldRef) and found, the entry hash recomputed
  * (entryHash) and linked to the previous entry, the invocation record, its input, its plan, each
  * effect record with its request and result, and the output, which must be the world's stateRoot.

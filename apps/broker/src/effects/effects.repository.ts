@@ -218,7 +218,7 @@ export class EffectsRepository {
 
   /**
    * The intents without an outcome that no live replica can still finish (world-internals
-   * §5.5; issue 11 item 4): the episode's lease is not live (released, or expired at `nowMs`:
+   * §5.5): the episode's lease is not live (released, or expired at `nowMs`:
    * the broker renews it from tx1 until its reply, so a handler or tx2 still running holds it),
    * a later intent of the same episode exists (a later call took the lease), or the intent is
    * older than the longest call could last. An intent of a live call — its episode's lease

@@ -72,7 +72,7 @@ type ExecuteReply = ReplyOf<'broker.effect.execute'>;
  * The reply carries the request, result and record objects for the planner's commit.
  * Every execute that reaches a decision is logged (`effect executed`) and counted in
  * `world_effects_total` (denied:budget also in `world_budget_denials_total`); the lease wait
- * and the handler are timed as phases `lease` and `execute` (issue 6 "Operations").
+ * and the handler are timed as phases `lease` and `execute` (packages/runtime/README.md).
  */
 @Injectable()
 export class ExecuteEffect {
@@ -297,9 +297,10 @@ export class ExecuteEffect {
   }
 
   /**
-   * The operator's line and counter of an execute that reached a decision (issue 6): one
-   * `effect executed` line with {replica, invocationId, episodeId, effect, status, ordinal}
-   * (ordinal null for a denial, which has no intent) and `world_effects_total`.
+   * The operator's line and counter of an execute that reached a decision
+   * (packages/runtime/README.md): one `effect executed` line with {replica, invocationId,
+   * episodeId, effect, status, ordinal} (ordinal null for a denial, which has no intent) and
+   * `world_effects_total`.
    */
   private executed(fields: {
     invocationId: string;

@@ -6,7 +6,7 @@ import { EffectsRepository } from './effects.repository.js';
 
 const log = serviceLogger('broker');
 
-/** How often a running broker replica looks for orphaned intents (issue 11 item 4). */
+/** How often a running broker replica looks for orphaned intents (world-internals §5.5). */
 export const ORPHAN_SWEEP_MS = 10_000;
 
 /** An intent whose outcome was never written: the effect may have run. */
@@ -33,7 +33,7 @@ export function longestCallMs(callDeadlineMs: number): number {
  * log line each and `broker.recovery` events (at most PAGE_MAX items each) — and is never re-run
  * and never given an outcome (fail closed). At start (execute) and then periodically (sweep), so
  * an orphan left by a replica that died is reported without any broker restarting; a live
- * call's intent — its lease held, it the episode's latest — is never named (issue 11 item 4).
+ * call's intent — its lease held, it the episode's latest — is never named (world-internals §5.5).
  * Each replica names an intent once.
  */
 @Injectable()

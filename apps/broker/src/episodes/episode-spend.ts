@@ -13,12 +13,13 @@ import { BROKER_SETTINGS, type BrokerSettings } from '../settings.js';
 import { EpisodesRepository } from './episodes.repository.js';
 
 /**
- * `broker.episode.spend` (issue 15 "Episodes"): per grant of the episode's sessions (at most
- * PAGE_MAX sessions, newest first, as `broker.session.list`) its budget, the episode's spend for
- * its (effect, scope) and what is left (budget − spent floored at 0, as the grant decision seeds
- * it: decide.ts GrantView.remaining); the lease holder while its lease is unexpired; and the
- * episode's indeterminate intents by the recovery rule (EffectsRepository.orphaned with
- * longestCallMs — the same rule RecoverIntents reports by). Read-only.
+ * `broker.episode.spend` (the workbench's Episodes page, DESIGN.md §5a): per grant of the episode's
+ * sessions (at most PAGE_MAX sessions, newest first, as `broker.session.list`) its budget, the
+ * episode's spend for its (effect, scope) and what is left (budget − spent floored at 0, as the
+ * grant decision seeds it: decide.ts GrantView.remaining); the lease holder while its lease is
+ * unexpired; and the episode's indeterminate intents by the recovery rule
+ * (EffectsRepository.orphaned with longestCallMs — the same rule RecoverIntents reports by).
+ * Read-only.
  * @throws NotFoundError when the scope may not read this episode (contracts VISIBILITY `spend`)
  *   or the episode has neither a session nor an episode row
  */

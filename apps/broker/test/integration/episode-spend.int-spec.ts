@@ -1,7 +1,7 @@
 /**
- * `broker.episode.spend` (issue 15 "Episodes"): per grant its budget, spend and what is left; the
- * episode's lease holder; its indeterminate intents by the recovery rule; a session reads only its
- * own episode (contracts VISIBILITY `spend`).
+ * `broker.episode.spend` (the workbench's Episodes page, DESIGN.md §5a): per grant its budget,
+ * spend and what is left; the episode's lease holder; its indeterminate intents by the recovery
+ * rule; a session reads only its own episode (contracts VISIBILITY `spend`).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

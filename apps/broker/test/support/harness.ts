@@ -16,7 +16,7 @@ import { effectRequestObject } from '../../src/effects/effect-objects.js';
 import type { EffectStart } from '../../src/effects/effects.repository.js';
 
 /**
- * The run mode the integration suites cover: NATS and real PostgreSQL, once (issue 13: embedded
+ * The run mode the integration suites cover: NATS and real PostgreSQL, once (DESIGN.md §5: embedded
  * World runs on PostgreSQL too; its in-process bus is covered by apps/cli's e2e suites).
  */
 export const MODES: Array<[string, 'nats']> = [['NATS and PostgreSQL', 'nats']];

@@ -1,5 +1,5 @@
 /**
- * The agent-side verbs (issue 3; world-spec §7.3): `tools list`, `call`, `health`. `tools list`
+ * The agent-side verbs (world-spec §7.3): `tools list`, `call`, `health`. `tools list`
  * and `call` speak MCP to /mcp with the session; `call` tells a committed result (exit 0, or 3
  * with --strict when ok:false or an effect was denied or failed) from a host failure (exit 1, saying whether the head moved) and
  * from a session refusal (exit 1, the reason and a fix).
@@ -241,8 +241,9 @@ export async function call(tool: string, options: CallOptions, ctx: CallContext)
       first !== undefined && first.type === 'text'
         ? first.text
         : JSON.stringify(answer.structuredContent ?? null);
-    // World sets isError on committed refusals, denials and failures (issue 17 item 10): those
-    // carry a world block and are printed as results; only a bare error text is a failure.
+    // World sets isError on committed refusals, denials and failures (README "Results, refusals,
+    // denials, `isError`"): those carry a world block and are printed as results; only a bare
+    // error text is a failure.
     if (answer.isError && answer.structuredContent === undefined) {
       ctx.io.err(`tools/call ${tool} failed: ${text}`);
       return 1;
@@ -305,7 +306,8 @@ export async function health(env: NodeJS.ProcessEnv, io: Output): Promise<void> 
   const answer = await client.raw('GET', '/v1/health');
   if (answer.status !== 200) throw httpError('/v1/health', answer);
   io.out(answer.text.trim());
-  // The log's verifier key (issue 12): what `world verify --key` and auditors check against.
+  // The log's verifier key (README "Verifying the log"): what `world verify --key` and auditors
+  // check against.
   const key = await client.raw('GET', '/.well-known/world-log-key');
   if (key.status !== 200) throw httpError('/.well-known/world-log-key', key);
   io.out(`log key: ${key.text.trim()}`);

@@ -1,5 +1,5 @@
 /**
- * The operator verbs (issue 3; world-spec §7.4): `episode create`, `session mint`, `session
+ * The operator verbs (world-spec §7.4): `episode create`, `session mint`, `session
  * revoke`, `session list`. They drive the gateway's operator routes with the operator credential.
  * A minted token is printed once, or written once to a new file at mode 0600; nothing else ever
  * prints a token.

@@ -36,7 +36,7 @@ Environment:
                              else $WORLD_HOME/operator.token (WORLD_HOME default ./.world)`;
 
 /**
- * Registers the client verbs (issues 3 and 4; world-spec §7.3, §7.4): `episode create`,
+ * Registers the client verbs (world-spec §7.3, §7.4): `episode create`,
  * `session mint|revoke|list`, `tools list`, `call`, `log tail`, `health`, `why`. Every verb has
  * `--help`; usage errors exit 2 (main turns Commander's errors and CliError(…, 2) into it).
  */

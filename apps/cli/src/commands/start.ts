@@ -192,7 +192,8 @@ async function startLocked(
     `  npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --cli ${mcp} --transport http --header "Authorization: Bearer $(cat ${demo.sessionFile})" --method tools/list`,
     '',
   ];
-  // The banner comes last and in one write, after every start-up line (issue 17 "start-up").
+  // The banner comes last and in one write, after every start-up line, so it is what a person
+  // starting World sees last.
   serviceLogger('world').info({ url: system.url, mode: system.mode }, 'ready');
   process.stdout.write(lines.join('\n'));
   return system;

@@ -1,7 +1,7 @@
 /**
- * `world workbench [--session <file|token>] [--open]` (issue 15): trades the operator credential
- * (or a session's) for a one-time login ticket at the gateway (POST /workbench/tickets) and
- * prints the login URL; `--open` also opens it with the desktop's opener (xdg-open / open). The
+ * `world workbench [--session <file|token>] [--open]` (README "The workbench"): trades the operator
+ * credential (or a session's) for a one-time login ticket at the gateway (POST /workbench/tickets)
+ * and prints the login URL; `--open` also opens it with the desktop's opener (xdg-open / open). The
  * URL is good for one exchange within 60 s; the credential itself never appears in it.
  */
 import { spawn } from 'node:child_process';

@@ -5,7 +5,7 @@ import { credentialIdOf, HEX64, NotFoundError, type Grant } from '@world/contrac
 import type { RpcClient } from '@world/runtime';
 import type { WorldPaths } from './paths.js';
 
-/** The demo episode `pnpm start` creates (issue 3). */
+/** The demo episode `pnpm start` creates (README "Quick start"). */
 export const DEMO_EPISODE = 'demo';
 /** Budget of each demo grant, in calls. */
 export const DEMO_BUDGET = 500;

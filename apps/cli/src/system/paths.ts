@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 
-/** Where a World installation keeps its state on this machine (world-spec §7.5, issue 3). */
+/** Where a World installation keeps its state on this machine (world-spec §7.5). */
 export interface WorldPaths {
   /** WORLD_HOME, default ./.world (absolute) */
   home: string;

@@ -5,12 +5,12 @@ import { parseReplicas, parseUpBind, replicaEnv, serviceEntry, SERVICES, startUp
 
 const APPS = fileURLToPath(new URL('../../../', import.meta.url));
 
-describe('parseReplicas (issue 6: world up --replicas)', () => {
+describe('parseReplicas (README "Run modes": world up --replicas)', () => {
   it.each([
     ['absent: one of each', undefined, { ledger: 1, broker: 1, planner: 1, gateway: 1 }],
     ['empty: one of each', '', { ledger: 1, broker: 1, planner: 1, gateway: 1 }],
     [
-      'the issue example',
+      'the README example',
       'gateway=2,planner=2,broker=3,ledger=2',
       { ledger: 2, broker: 3, planner: 2, gateway: 2 },
     ],

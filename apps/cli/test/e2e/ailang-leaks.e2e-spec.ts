@@ -1,7 +1,8 @@
 /**
- * No worker thread or child process outlives an ailang-run call (issue 5): 200 runs over MCP in
- * the embedded mode — normal exits, runtime escapes, refusals before execution and endless
- * loops stopped at the policy timeout — leave this process with the threads and children it had.
+ * No worker thread or child process outlives an ailang-run call (packages/ailang README "Runs"):
+ * 200 runs over MCP in the embedded mode — normal exits, runtime escapes, refusals before execution
+ * and endless loops stopped at the policy timeout — leave this process with the threads and
+ * children it had.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { deadlineTable } from '@world/contracts';

@@ -1,8 +1,8 @@
 /**
- * The AILANG tools end to end over MCP, in both run modes (issue 5): world-spec §11 scenarios 17
- * and 18, every ailang-run outcome shape (a)–(d) of results-and-errors.txt with exit codes,
- * decision, limit, stdout and stderr, ailang-check, builtins-search, examples-search and
- * ailang-cli, and the demo project of `pnpm start`.
+ * The AILANG tools end to end over MCP, in both run modes (packages/ailang/README.md): world-spec
+ * §11 scenarios 17 and 18, every ailang-run outcome shape (a)–(d) of results-and-errors.txt with
+ * exit codes, decision, limit, stdout and stderr, ailang-check, builtins-search, examples-search
+ * and ailang-cli, and the demo project of `pnpm start`.
  *
  * The invocation deadline is shortened to 10 s, so the derived AILANG policy timeout is 4 s
  * (deadlineTable: handler 5 s − finish 1 s) and the endless loop is stopped sooner.

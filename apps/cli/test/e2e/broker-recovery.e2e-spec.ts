@@ -1,5 +1,5 @@
 /**
- * Broker recovery names only orphans (issue 11 item 4; world-internals §5.5), on `world up`:
+ * Broker recovery names only orphans (world-internals §5.5), on `world up`:
  * - a broker replica started while another runs a call (held just before its outcome write by
  *   `LOCK TABLE broker.effect_outcomes IN EXCLUSIVE MODE`) does not report that live intent, and
  *   the call commits;

@@ -1,5 +1,5 @@
 /**
- * The `world` command end to end (issues 3 and 4; world-spec §7.3, §7.4): the built CLI runs as a
+ * The `world` command end to end (world-spec §7.3, §7.4): the built CLI runs as a
  * real process against a whole World booted in this process, in both run modes. Every verb's
  * output and exit code; `why` over an intact call from every kind of target, over a REST commit,
  * over a result on stdin, and over an output whose stored bytes were altered in the database;
@@ -62,7 +62,7 @@ async function alterStoredPayload(w: TestSystem, ref: string, text: string): Pro
 /**
  * The CLI is a client of the gateway's HTTP surfaces, which behave the same in both run modes
  * (the conformance, A2A, AILANG and REST suites run each mode); one system serves these tests:
- * distributed, so the tampering test alters the stored bytes in PostgreSQL itself (issue 4).
+ * distributed, so the tampering test alters the stored bytes in PostgreSQL itself (DESIGN.md §3).
  */
 const CLI_MODES: Mode[] = ['distributed'];
 /** A short stream run, so the follow test sees a reconnect within seconds (default 18 s). */
@@ -699,7 +699,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
   );
 
   it(
-    'why prints ✗ on the output link and exits 3 once the stored output bytes are altered, which World refuses to serve (issue 4, DESIGN.md §3)',
+    'why prints ✗ on the output link and exits 3 once the stored output bytes are altered, which World refuses to serve (DESIGN.md §3)',
     async () => {
       const call = await world([
         'call',

@@ -3,7 +3,7 @@
  * real process started with WORLD_CRASHPOINT and is SIGKILLed by itself at that point. The effect
  * may have run, so the first answer is "effects were requested but the invocation was not
  * confirmed committed" with the records known (world-spec §4.5); after a restart, every resend of
- * the same A2A task id gets that answer too — never "send a new task id" (issue 11 item 2) — and
+ * the same A2A task id gets that answer too — never "send a new task id" (world-spec §4.5) — and
  * the effect never runs a second time. The log stays dense and
  * hash-linked, spend equals the intents, and the restarted broker reports the indeterminate intent.
  */

@@ -1,5 +1,5 @@
 /**
- * Concurrent duplicates (issue 11 item 3) on `world up` with two gateways and two planners: task
+ * Concurrent duplicates (world-spec §4.6) on `world up` with two gateways and two planners: task
  * ids each sent 9 times 5 ms apart across both gateways get the committed result or `task id
  * already used in this session` — never an internal error (the planner's `Unexpected end of JSON
  * input` when a duplicate read the journal committed but not its output) — and each commits once.
@@ -10,8 +10,8 @@ import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-wo
 
 const IN_FLIGHT = 'task id already used in this session';
 /**
- * Task ids of the burst. The issue's run used 40; this machine (2 cores shared by several test
- * runs) answered 40 × 9 at once only past the ledger's bookkeeping timeout.
+ * Task ids of the burst: 10 × 9 concurrent sends, because a 2-core machine shared by several test
+ * runs answered 40 × 9 at once only past the ledger's bookkeeping timeout.
  */
 const IDS = 10;
 

@@ -1,5 +1,5 @@
 /**
- * Embedded World on its own PostgreSQL server (issue 13): `world start` runs as a real process
+ * Embedded World on its own PostgreSQL server (DESIGN.md §5): `world start` runs as a real process
  * (the built CLI) on a fresh WORLD_HOME; these tests kill it, its server, or both, with SIGKILL,
  * and check what the next start finds: the cluster reused, the server never orphaned, the log
  * dense and hash-linked with an entry for every answered call, indeterminate intents reported

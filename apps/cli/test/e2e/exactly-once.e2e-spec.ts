@@ -1,5 +1,5 @@
 /**
- * Exactly-once at the edges (issue 11 items 1–3, issue 14 fault 1; DESIGN.md §2; world-spec §4.5,
+ * Exactly-once at the edges (README "Exactly-once over MCP"; DESIGN.md §2; world-spec §4.5,
  * §6.5; world-internals §5.5, §12 #24), on `world up` with two gateways and two planners, every
  * service a real process on the test PostgreSQL and NATS:
  * - a commit slower than the call's deadline (another transaction holds `LOCK TABLE

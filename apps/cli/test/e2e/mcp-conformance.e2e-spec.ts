@@ -1,7 +1,7 @@
 /**
  * World-spec §11 conformance scenarios for the worktree tools and the provenance routes, driven
- * over HTTP against a booted World in both run modes (issue 3: scenarios 1, 2 adapted to the
- * automatic genesis, 5, 6, 8–16).
+ * over HTTP against a booted World in both run modes (scenarios 1, 2 adapted to the automatic
+ * genesis, 5, 6, 8–16).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * A NATS server restarted under a running World with a smaller max_payload (issue 11 item 11;
- * DESIGN.md §1 "an effect whose commit could not fit on the bus never runs"). World starts on a
+ * A NATS server restarted under a running World with a smaller max_payload (DESIGN.md §1 "an
+ * effect whose commit could not fit on the bus never runs"). World starts on a
  * server configured like the deployment (8 MiB); the server is then restarted on the same port
  * with NATS's default 1 MiB and every connection reconnects to it. Writes of 300, 400 and 700 KB
  * — whose commits cannot fit 1 MiB — are refused before anything runs (the host error; no file,

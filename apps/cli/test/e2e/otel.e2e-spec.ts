@@ -1,5 +1,5 @@
 /**
- * Traces an operator can see (issue 17): `world start` with the OpenTelemetry SDK's standard
+ * Traces an operator can see (README "Traces"): `world start` with the OpenTelemetry SDK's standard
  * variables exports through the real OTLP/HTTP exporter to a receiver this test runs on
  * loopback. One MCP tools/call sent by the official MCP SDK client with
  * `params._meta.traceparent` yields one trace — the caller's — with spans of all four services,
@@ -31,7 +31,7 @@ interface OtlpSpan {
 const attrs = (span: OtlpSpan): Record<string, unknown> =>
   Object.fromEntries(span.attributes.map((a) => [a.key, Object.values(a.value)[0]]));
 
-describe('OpenTelemetry export (issue 17)', () => {
+describe('OpenTelemetry export (README "Traces")', () => {
   let receiver: Server;
   let endpoint: string;
   const spans: OtlpSpan[] = [];

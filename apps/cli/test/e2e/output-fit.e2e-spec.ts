@@ -1,6 +1,6 @@
 /**
- * An effect whose output could not be committed never runs and then goes unrecorded (issue 11
- * item 11; DESIGN.md §1): the planner adds the world block to a handler's output, so the handler
+ * An effect whose output could not be committed never runs and then goes unrecorded
+ * (DESIGN.md §1): the planner adds the world block to a handler's output, so the handler
  * output is capped below the invocation output cap (HANDLER_OUTPUT_MAX_BYTES) and ailang-read
  * below that (READ_CONTENT_MAX_BYTES). Reads of files just under 1 MiB — whose handler output
  * fitted the old 1 MiB cap but whose composed output did not — are answered with a committed

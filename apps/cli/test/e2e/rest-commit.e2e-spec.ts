@@ -1,10 +1,10 @@
 /**
- * World-spec §11 scenarios 3, 4 and 7 (issue 4): POST /v1/commit needs a session holding the
- * commit grant (DESIGN.md §3), appends with compare-and-append on observedHead (409 HeadConflict
- * with both heads), and REST receipts — against a booted World in both run modes. Genesis is
- * automatic here (DESIGN.md §7.3), so the REST "genesis" of the reference becomes a commit on the
- * current head. The session's commits name its episode (writtenBy `episode:ep1/quickstart`, ids
- * `rest:ep1:<id>`).
+ * World-spec §11 scenarios 3, 4 and 7 (world-spec §5.10): POST /v1/commit needs a session holding
+ * the commit grant (DESIGN.md §3), appends with compare-and-append on observedHead (409
+ * HeadConflict with both heads), and REST receipts — against a booted World in both run modes.
+ * Genesis is automatic here (DESIGN.md §7.3), so the REST "genesis" of the reference becomes a
+ * commit on the current head. The session's commits name its episode (writtenBy
+ * `episode:ep1/quickstart`, ids `rest:ep1:<id>`).
  */
 import { entryHash, makeJsonObject, toWireObject, worldRef, type Ref } from '@world/canonical';
 import { MODES, startTestSystem, type TestSystem } from '../support/system.js';

@@ -1,5 +1,5 @@
 /**
- * Scale-out, proven natively (issue 6; DESIGN.md §1, §2, §6): `world up --replicas
+ * Scale-out, proven natively (DESIGN.md §1, §2, §6): `world up --replicas
  * gateway=2,planner=2,broker=3,ledger=2` starts nine processes against the test PostgreSQL and
  * NATS, and official MCP clients (both SDK eras) drive them through both gateways.
  *
@@ -806,7 +806,7 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
         items: [...r.items].sort((a, b) => a.invocationId.localeCompare(b.invocationId)),
       })),
     ).toEqual([{ replica: VICTIM, items: expected }]);
-    // The survivors' periodic sweeps may name the same orphans (issue 11 item 4), never others.
+    // The survivors' sweeps may name the same orphans (world-internals §5.5), never others.
     for (const r of reports.filter((r) => r.replica !== VICTIM))
       for (const item of r.items) expect(expected).toContainEqual(item);
     const reported = lines

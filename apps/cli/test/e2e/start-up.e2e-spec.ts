@@ -394,7 +394,7 @@ describe('world up: process groups, Ctrl-C in order, no orphans', () => {
   );
 });
 
-describe('world start: a quiet start-up with the banner last (issue 17)', () => {
+describe('world start: a quiet start-up with the banner last', () => {
   let home: string;
   let cli: RunningCli | undefined;
   beforeAll(async () => {

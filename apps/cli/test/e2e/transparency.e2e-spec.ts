@@ -1,10 +1,10 @@
 /**
- * The log as a transparency log, end to end (issue 12): `world checkpoint`, `world proof`,
- * `world verify` run as real processes against a whole World, in both run modes. An attacker
- * with database access rewrites a suffix of the log consistently — entries, links, worlds, the
- * head and the tree rows, recomputed here with the independent verifier's hashing — and
- * `world why` still verifies, while `world verify --checkpoint` names the first saved size the
- * live log no longer matches. Forged, foreign, shrunk and malformed checkpoints are refused.
+ * The log as a transparency log, end to end (README "Verifying the log"): `world checkpoint`,
+ * `world proof`, `world verify` run as real processes against a whole World, in both run modes. An
+ * attacker with database access rewrites a suffix of the log consistently — entries, links, worlds,
+ * the head and the tree rows, recomputed here with the independent verifier's hashing — and `world
+ * why` still verifies, while `world verify --checkpoint` names the first saved size the live log no
+ * longer matches. Forged, foreign, shrunk and malformed checkpoints are refused.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
  * `world workbench [--session] [--open]` as a real process against a real World (embedded mode),
  * and the bound of POST /agui: AGUI_MAX_STREAMS streams open, the next is 503 with Retry-After
- * (issue 15 "Access", "Live stream").
+ * (README "The workbench").
  */
 import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ const E2E_TIMEOUT_MS = 180_000;
 const MAX_STREAMS = 64;
 const RETRY_AFTER_S = '5';
 
-describe('world workbench and the AG-UI stream bound (embedded mode; issue 15)', () => {
+describe('world workbench and the AG-UI stream bound (embedded mode)', () => {
   let w: TestSystem;
   let session: string;
   const loginLine = (url: string) =>

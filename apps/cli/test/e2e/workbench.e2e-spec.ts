@@ -1,5 +1,5 @@
 /**
- * The workbench in a real browser (issue 15): Debian's headless Chromium driven by
+ * The workbench in a real browser (DESIGN.md §5a): Debian's headless Chromium driven by
  * playwright-core against a whole World in both run modes (distributed: real PostgreSQL and
  * NATS), after a scripted scenario — a read, a write, an edit, a plan refusal, a denial at
  * budget 0 and an A2A call. Each page shows the exact rows and values; a call made while the
@@ -24,7 +24,7 @@ const NOTES = 'line one\nline two <script>alert(1)</script>\n';
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-describe.each(MODES)('workbench in a real browser (%s mode; issue 15)', (mode) => {
+describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
   let w: TestSystem;
   let browser: Browser;
   let token: string;

@@ -1,5 +1,5 @@
 /**
- * The deployment files (issue 6 "Deployment files"; DESIGN.md §1, §5): docker-compose.yml, the
+ * The deployment files (DESIGN.md §1, §5): docker-compose.yml, the
  * Dockerfile and its helper scripts, without a Docker engine: the compose file is parsed and
  * checked against what each service's own configuration schema requires, and the scripts the
  * image runs (entrypoint, healthcheck, secret maker) are run for real. The deployment test
@@ -301,7 +301,7 @@ describe('docker-compose.yml', () => {
       operator_token: { file: './infra/secrets/operator_token' },
       log_key: { file: './infra/secrets/log_key' },
     });
-    // The log's signing key reaches the ledger only, as a secret file (issue 12).
+    // The log's signing key reaches the ledger only, as a secret file: no other service can sign.
     expect(compose.services.ledger!.secrets).toEqual(['database_url', 'log_key']);
     const ledgerConfig = loadConfig('ledger', LedgerEnv, containerEnv('ledger'));
     expect([ledgerConfig.WORLD_LOG_KEY_FILE, ledgerConfig.WORLD_LOG_ORIGIN]).toEqual([

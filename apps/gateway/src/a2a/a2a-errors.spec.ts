@@ -219,7 +219,7 @@ describe('the coordinator rows keep the REST and MCP answers of an internal fail
     });
   });
 
-  it('in flight: 500 internal store failure on REST, MCP -32602 task id already used (issue 4)', () => {
+  it('in flight: 500 internal store failure on REST, MCP -32602 task id already used (world-spec §4.6)', () => {
     const error = new InvocationInFlightError();
     expect([restErrorOf(error), mcpErrorOf(error)]).toEqual([
       { status: 500, body: { error: { class: 'Internal', message: 'internal store failure' } } },

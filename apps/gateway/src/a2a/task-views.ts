@@ -118,7 +118,7 @@ export function taskOfInvocation(
       return pendingTask(taskId, episodeId, invocationId, TaskState.TASK_STATE_WORKING);
     case 'ended':
       // Only an attempt under which nothing ran may be told to start over; one whose effect
-      // may have run is never invited to a new task id (issue 11 item 2; world-spec §4.5).
+      // may have run is never invited to a new task id (world-spec §4.5, §4.6).
       return pendingTask(
         taskId,
         episodeId,

@@ -242,14 +242,14 @@ describe('the MCP column of the error table (world-spec §6.3)', () => {
       true,
     ],
     [
-      'issue 4: a world/taskId in flight',
+      'README "Exactly-once over MCP": a world/taskId in flight',
       new InvocationInFlightError(),
       -32602,
       'task id already used in this session',
       false,
     ],
     [
-      'issue 4: a world/taskId reused for other arguments',
+      'README "Exactly-once over MCP": a world/taskId reused for other arguments',
       new DuplicateInvocationError('mcp:ep1:t'),
       -32602,
       'task id already used in this session',

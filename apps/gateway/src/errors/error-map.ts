@@ -79,7 +79,8 @@ export const A2A_SESSION_DENIED = -32001;
  * authentication hook (`AuthenticationHandler.shouldRetryWithHeaders`) reads the HTTP 401. So
  * the denial is HTTP 401 + `WWW-Authenticate: Bearer` with -32000, the JSON-RPC 2.0 §5.1
  * implementation-defined server error outside A2A's -32001…-32009, which the SDK surfaces as a
- * plain `JsonRpcTransportError` carrying the text — never as a missing task (issue 17 item 6).
+ * plain `JsonRpcTransportError` carrying the text — never as a missing task, which would send
+ * the client after a task that exists.
  */
 export const A2A_V1_UNAUTHENTICATED = -32000;
 
@@ -122,8 +123,9 @@ const PARAMS: McpKind = { kind: 'params', prefix: 'invalid params: ' };
 const UNKNOWN_TOOL: McpKind = { kind: 'params', prefix: '' };
 /**
  * A `world/taskId` reused for other arguments, or while its first call is in flight: the caller's
- * input is at fault and nothing ran, so MCP answers it as A2A does (-32602, issue 4 "the same
- * guarantees"), not as a host failure that may have run something.
+ * input is at fault and nothing ran, so MCP answers it as A2A does (-32602: both surfaces give
+ * a keyed call the same exactly-once guarantees, README "Exactly-once over MCP"), not as a host
+ * failure that may have run something.
  */
 const MCP_TASK_ID_USED: McpKind = { kind: 'params', prefix: '', message: MESSAGES.taskIdUsed };
 

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 
 /** The paths answered in MCP's own error shape. */
-/** Case-insensitive, as Express routes `/MCP` to the MCP controller too (issue 17 item 8). */
+/** Case-insensitive: Express routes `/MCP` to the MCP controller too, so it gets the same guard. */
 const MCP_PATH = /^\/mcp(\/|\?|$)/i;
 
 /** The hostnames a loopback bind answers to: the SDK's localhost set plus the bind host itself. */

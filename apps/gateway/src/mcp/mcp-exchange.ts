@@ -36,7 +36,7 @@ export interface McpTool {
   outputSchema: Record<string, unknown>;
 }
 
-/** The `_meta` keys of a tools/call result that cite its log entry (issue 12). */
+/** The `_meta` keys of a tools/call result that cite its log entry, so an agent can prove it. */
 export const ENTRY_INDEX_META_KEY = 'world/entryIndex';
 export const ENTRY_HASH_META_KEY = 'world/entryHash';
 
@@ -208,7 +208,7 @@ export class McpExchange {
       content: [{ type: 'text', text: this.committedText(reply.outputBytes, reply.invocationId) }],
       structuredContent: reply.output,
       ...(isToolError(reply.output) && { isError: true }),
-      // Where the call is in the log, so an agent can cite it (issue 12; A2A: metadata.entry_index).
+      // Where the call is in the log, so an agent can cite it (A2A: metadata.entry_index).
       _meta: { [ENTRY_INDEX_META_KEY]: reply.entryIndex, [ENTRY_HASH_META_KEY]: reply.entryHash },
     };
   }

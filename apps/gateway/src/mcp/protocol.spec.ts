@@ -48,9 +48,13 @@ describe('headerProblem (world-spec §6.2, §11 scenario 9)', () => {
       { ...OK, accept: 'text/event-stream' },
       'Accept must list both application/json and text/event-stream',
     ],
-    ['issue 17 item 7: a wildcard covering both types is admitted', { ...OK, accept: '*/*' }, null],
     [
-      'issue 17 item 7: a type wildcard covers only its own type',
+      'RFC 9110 §12.5.1: a wildcard covering both types is admitted',
+      { ...OK, accept: '*/*' },
+      null,
+    ],
+    [
+      'RFC 9110 §12.5.1: a type wildcard covers only its own type',
       { ...OK, accept: 'application/json, image/*' },
       'Accept must list both application/json and text/event-stream',
     ],
@@ -121,13 +125,13 @@ describe('batchProblem (world-spec §6.2)', () => {
       'JSON-RPC batches are accepted only under MCP-Protocol-Version 2025-03-26, not 2026-07-28',
     ],
     [
-      'issue 17 item 1: a batch repeating a request id',
+      'JSON-RPC 2.0 §6: a batch repeating a request id',
       undefined,
       [batch[0], { jsonrpc: '2.0', id: 2, method: 'ping' }, { ...batch[0], method: 'tools/list' }],
       'JSON-RPC batch repeats request id 1: every request in a batch needs its own id',
     ],
     [
-      'issue 17 item 1: ids 1 and "1" differ; notifications carry none',
+      'JSON-RPC 2.0 §6: ids 1 and "1" differ; notifications carry none',
       undefined,
       [batch[0], { ...batch[0], id: '1' }, { jsonrpc: '2.0', method: 'notifications/initialized' }],
       null,

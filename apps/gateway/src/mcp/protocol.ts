@@ -40,7 +40,7 @@ export const HEADER_MESSAGES = {
  * The versions `initialize` may agree to, newest first: the SDK's Server answers the requested
  * version when it is listed and the first listed legacy one otherwise, so a client asking for
  * 2024-11-05 (or 2099-01-01) is offered 2025-11-25 — never a version the next request's header
- * check refuses (issue 17 item 4).
+ * check refuses (world-spec §6.2).
  */
 export const NEGOTIABLE_PROTOCOL_VERSIONS: readonly string[] = [...MCP_PROTOCOL_VERSIONS].reverse();
 

@@ -30,7 +30,7 @@ export function routeOf(req: Request): string {
 }
 
 /**
- * The gateway's HTTP observation, first of its middleware (issue 6 "Operations"):
+ * The gateway's HTTP observation, first of its middleware (packages/runtime/README.md):
  * - continues the caller's trace from its `traceparent` header (or starts one) with a server
  *   span, and runs the request in that call context, so every NATS request it makes carries it;
  * - when the response closes: renames the span `<METHOD> <route>`, counts

@@ -5,8 +5,9 @@ import { OPS, type OpsContext } from './ops.tokens.js';
 
 /**
  * `GET /livez`, `GET /readyz` and `GET /metrics` on the gateway's main HTTP port, answered
- * exactly as every health port answers them (issue 6 "Operations": "each gateway serves
- * Prometheus metrics at /metrics"). Open like `GET /v1/health`: they carry no session data.
+ * exactly as every health port answers them, so a scraper needs no second port per gateway
+ * (packages/runtime/README.md "Health, readiness, metrics"). Open like `GET /v1/health`: they carry
+ * no session data.
  */
 @Controller()
 export class OpsController {

@@ -16,7 +16,7 @@ function replicas() {
   };
 }
 
-describe('workbench logins across gateway replicas (issue 15 "Access")', () => {
+describe('workbench logins across gateway replicas (README "The workbench")', () => {
   it('a ticket minted by one replica is exchanged by another, and the login works on both', () => {
     const { a, b } = replicas();
     const ticket = a.ticket(SESSION);

@@ -1,5 +1,5 @@
 /**
- * Who is looking at the workbench (issue 15 "Access"). `world workbench` trades its credential
+ * Who is looking at the workbench (README "The workbench"). `world workbench` trades its credential
  * (operator token or a session's) for a one-time login ticket (POST /workbench/tickets with
  * `Authorization: Bearer`); the browser opens `/workbench/login?ticket=…`, which consumes the
  * ticket, sets an HttpOnly, SameSite=Strict cookie holding the login and redirects to a URL

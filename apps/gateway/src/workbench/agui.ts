@@ -1,5 +1,5 @@
 /**
- * The AG-UI event stream, `POST /agui` (issue 15 "Live stream"; the AG-UI protocol's HTTP+SSE
+ * The AG-UI event stream, `POST /agui` (README "The workbench"; the AG-UI protocol's HTTP+SSE
  * transport, events typed by @ag-ui/core and framed by @ag-ui/encoder): `RUN_STARTED`, a
  * `STATE_SNAPSHOT` with the cursor (the next log index), one `CUSTOM` `world.entry.committed` per
  * committed entry — the entry exactly as GET /v1/log serves it — each followed by a

@@ -1,10 +1,10 @@
 /**
- * The Entry page (issue 15): the entry's header with the walk's recomputed hashes (✓/✗: entry
+ * The Entry page (DESIGN.md §5a): the entry's header with the walk's recomputed hashes (✓/✗: entry
  * hash and prev link, world ref, every object re-hashed — @world/why), the invocation's input,
  * plan, output and each effect record (decision, denial, budget before/after, request, result),
  * for writes and edits the change as a diff of what the request recorded, and every object's raw
  * JSON one click away, and the latest signed checkpoint with the entry's inclusion proof in it,
- * each verified on the server (proof-section.ts; issue 12).
+ * each verified on the server (proof-section.ts; RFC 9162 §2.1.3).
  */
 import { EffectRecordSchema, type EffectRecord } from '@world/contracts';
 import {

@@ -1,5 +1,5 @@
 /**
- * The Episodes pages (issue 15): each episode's sessions and their grants (effect, scope,
+ * The Episodes pages (DESIGN.md §5a): each episode's sessions and their grants (effect, scope,
  * budget granted, expiry), revoked or live, as the broker lists them (`broker.session.list`); an
  * episode page adds its worktree, a link to its calls on the timeline, and from
  * `broker.episode.spend` the spend against budget of each grant (a server-drawn bar), the lease

@@ -1,5 +1,5 @@
 /**
- * HTML for the workbench (issue 15): every interpolated value is escaped unless it is already
+ * HTML for the workbench (DESIGN.md §5a): every interpolated value is escaped unless it is already
  * Html built by this module, so a stored string — a file's content, a refusal, a tool's output —
  * is always text on the page, never markup (OWASP XSS prevention rule 1: HTML-entity-encode
  * untrusted data in element content and quoted attribute values).

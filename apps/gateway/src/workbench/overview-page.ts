@@ -1,5 +1,5 @@
 /**
- * The Overview page (issue 15 "Overview"): committed entries per minute by outcome over the last
+ * The Overview page (DESIGN.md §5a): committed entries per minute by outcome over the last
  * OVERVIEW_MINUTES (a server-drawn SVG chart and the same numbers as a table), the head index, the
  * tool calls claimed and never committed (unrecorded: indeterminate until recovered), and each
  * service's answer to its health subject (the replica that answered, its round trip). Latency

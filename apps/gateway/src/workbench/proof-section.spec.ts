@@ -52,7 +52,7 @@ function log(skey: string, vkey: string): LogProofReads {
   };
 }
 
-describe('the entry page proof section (issues 12 and 15)', () => {
+describe('the entry page proof section (README "Verifying the log", DESIGN.md §5a)', () => {
   const key = generateNoteKey(ORIGIN);
 
   it('verifies the checkpoint signature and the inclusion proof recomputed from the entry bytes', async () => {

@@ -1,10 +1,11 @@
 /**
- * The Entry page's verifiable-log section (issues 12 and 15): the latest signed checkpoint, its
- * signature verified on the server against the published log key, and the entry's RFC 9162
- * inclusion proof in that checkpoint, verified by recomputing the root from the entry's own
- * bytes (never from the leaf hash the ledger serves). Tree hashes and checkpoints are the log's
- * skeleton, visible to every session (contracts visibility.ts). The checks are @world/tlog's,
- * the same ones `world why`'s `log` link runs (apps/cli/src/commands/tlog/log-link.ts).
+ * The Entry page's verifiable-log section (README "Verifying the log"; DESIGN.md §5a): the latest
+ * signed checkpoint, its signature verified on the server against the published log key, and the
+ * entry's RFC 9162 inclusion proof in that checkpoint, verified by recomputing the root from the
+ * entry's own bytes (never from the leaf hash the ledger serves). Tree hashes and checkpoints are
+ * the log's skeleton, visible to every session (contracts visibility.ts). The checks are
+ * @world/tlog's, the same ones `world why`'s `log` link runs
+ * (apps/cli/src/commands/tlog/log-link.ts).
  */
 import { decodeBase64, entryBytes } from '@world/canonical';
 import type { ReplyOf } from '@world/contracts';

@@ -1,7 +1,8 @@
 /**
- * The headers of every workbench response (issue 15 "Access"): a strict Content-Security-Policy
- * (scripts, styles and connections from the gateway's own origin only, no inline script, no
- * framing), `nosniff`, no referrer, and `no-store` so pages with data stay out of caches.
+ * The headers of every workbench response (README "The workbench"): a strict
+ * Content-Security-Policy (scripts, styles and connections from the gateway's own origin only, no
+ * inline script, no framing), `nosniff`, no referrer, and `no-store` so pages with data stay out of
+ * caches.
  */
 import type { Response } from 'express';
 

@@ -1,9 +1,9 @@
 /**
- * The Timeline page (issue 15): the log newest first, one page of at most TIMELINE_PAGE_MAX rows
- * below a cursor (`before`), filtered by episode, tool, outcome, surface and commit time. Every
- * filter is answered by the ledger's timeline index (`ledger.timeline`, written in each entry's
- * own transaction), so a filter whose only matches are old entries still finds them; the outcome
- * `unrecorded` lists the calls claimed and never committed (`ledger.timeline.unrecorded`).
+ * The Timeline page (DESIGN.md §5a): the log newest first, one page of at most TIMELINE_PAGE_MAX
+ * rows below a cursor (`before`), filtered by episode, tool, outcome, surface and commit time.
+ * Every filter is answered by the ledger's timeline index (`ledger.timeline`, written in each
+ * entry's own transaction), so a filter whose only matches are old entries still finds them; the
+ * outcome `unrecorded` lists the calls claimed and never committed (`ledger.timeline.unrecorded`).
  */
 import {
   READ_DEADLINE_MS,

@@ -1,10 +1,10 @@
 /**
- * The Timeline page's query (issue 15 "Timeline"): cursor, page size and the filters (episode,
+ * The Timeline page's query (DESIGN.md §5a): cursor, page size and the filters (episode,
  * tool, outcome incl. `unrecorded`, surface, time), parsed once; and the links that carry it.
  */
 import { BadRequestError, TIMELINE_LIMIT_MAX } from '@world/contracts';
 
-/** Most rows on one page (issue 15: ≤ 100). */
+/** Most rows on one page: the ledger's timeline read bound (TIMELINE_LIMIT_MAX, 100). */
 export const TIMELINE_PAGE_MAX = TIMELINE_LIMIT_MAX;
 /** Rows on a page when `limit` is absent. */
 export const TIMELINE_PAGE_DEFAULT = 50;

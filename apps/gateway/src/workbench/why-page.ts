@@ -1,5 +1,5 @@
 /**
- * The Why page (issue 15): the walk of `world why` (@world/why, world-spec §7.3, §9), link by
+ * The Why page (DESIGN.md §5a): the walk of `world why` (@world/why, world-spec §7.3, §9), link by
  * link with ✓/✗, from a pasted index, ref, invocation id, receipt id or result object (its
  * `world` block). A target that cannot be followed is shown as a named stop — the walk's own
  * message — never guessed past.

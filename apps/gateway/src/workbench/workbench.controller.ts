@@ -46,8 +46,8 @@ const LOGIN_HELP = html`<p>
 </p>`;
 
 /**
- * The workbench (issue 15): read-only HTML pages over World's log, served by the gateway. Every
- * route reads; the only state it keeps is its own logins (access.ts).
+ * The workbench (DESIGN.md §5a; world-spec §5.12): read-only HTML pages over World's log, served by
+ * the gateway. Every route reads; the only state it keeps is its own logins (access.ts).
  */
 @Controller()
 export class WorkbenchController {
@@ -170,7 +170,7 @@ export class WorkbenchController {
       .send(rows.map((r) => rowHtml(r).text).join(''));
   }
 
-  /** The transparency-log reads: the log's skeleton, the same for every viewer (issue 12). */
+  /** The transparency-log reads: the log's skeleton, the same for every viewer (RFC 9162). */
   private readonly log: LogProofReads = {
     key: () => this.tlog.key(),
     checkpoint: () => this.tlog.checkpoint(),

@@ -656,7 +656,7 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
       },
     );
 
-    it('surfaces a bad credential to @a2a-js/sdk as an authentication failure, not TaskNotFound (issue 17 item 6)', async () => {
+    it('surfaces a bad credential to @a2a-js/sdk as an authentication failure, not TaskNotFound', async () => {
       const card: AgentCard = new DefaultAgentCardResolver({
         fetchImpl: withToken(READ),
       }).normalizeAgentCard(

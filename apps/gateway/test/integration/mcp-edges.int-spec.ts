@@ -1,5 +1,5 @@
 /**
- * The MCP protocol edges of issue 17 (items 1-5, 7, 8, 10), each pinned by the exact request a
+ * The MCP protocol edges (world-spec §6.2–§6.4), each pinned by the exact request a
  * third-party client sent: raw HTTP where the official SDK clients cannot send it (batches,
  * unsupported headers, malformed params), the official v1/v2 clients otherwise.
  */
@@ -24,7 +24,7 @@ const DENIED_WORLD = {
   plan: ref('f'),
 };
 
-describe('MCP protocol edges (issue 17)', () => {
+describe('MCP protocol edges (world-spec §6.2–§6.4)', () => {
   let h: Harness;
   let mcpUrl: string;
 
@@ -321,7 +321,7 @@ describe('MCP protocol edges (issue 17)', () => {
         content: [{ type: 'text', text: canonicalBytes({ world: DENIED_WORLD }).toString('utf8') }],
         structuredContent: { world: DENIED_WORLD },
         isError: true,
-        // the entry the call committed (issue 12)
+        // the entry the call committed, as every tools/call result cites it
         _meta: { 'world/entryIndex': 3, 'world/entryHash': ref('e') },
       });
     });

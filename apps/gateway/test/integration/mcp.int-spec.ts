@@ -472,7 +472,7 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       expect(h.world.callsOf('planner.invoke')).toEqual([]);
     });
 
-    it('answers a world/taskId still in flight with -32602 task id already used (issue 4)', async () => {
+    it('answers a world/taskId still in flight with -32602 task id already used (README "Exactly-once over MCP")', async () => {
       const res = await call(FULL, 3, 'in-flight', {});
       expect(await res.text()).toBe(
         'event: message\ndata: {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"task id already used in this session"}}\n\n',

@@ -8,7 +8,7 @@ import { eventually, testNatsUrl, uniquePrefix } from '@world/testing';
 import { InProcessBus, captureLogs, type TransportConfig } from '@world/runtime';
 import { hex, ref, startHarness, type Harness } from './fake-world.js';
 
-// Issue 6 "Operations": the gateway serves /livez, /readyz and /metrics on its main port,
+// packages/runtime/README.md: the gateway serves /livez, /readyz and /metrics on its main port,
 // counts requests by route template and status, continues the caller's W3C trace and logs one
 // line per request.
 

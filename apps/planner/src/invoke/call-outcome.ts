@@ -2,7 +2,7 @@ import { EffectsUnrecordedError, UncertainError } from '@world/contracts';
 import type { CallOutcome } from '@world/runtime';
 
 /**
- * How a committed call ended, as `world_calls_total` counts it (issue 6 "Operations";
+ * How a committed call ended, as `world_calls_total` counts it (packages/runtime/README.md;
  * world-spec §4.4): the world block's effect status `denied` → denied (D), `failed` → failed
  * (E); a zero-effect plan (B) or a body with `ok:false` — a handler, policy or finish refusal
  * (C) — → refused; anything else → ok (A).

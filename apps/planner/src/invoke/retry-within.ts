@@ -15,7 +15,7 @@ export function isTransient(err: unknown): boolean {
  * transport timeouts (TransportTimeoutError) while time remains before `deadline`; any other
  * error is thrown at once. Only for requests that are idempotent by their own key (a commit by
  * its invocation id, a release by its holder and fence): a resend of one that landed answers
- * what the first did (issue 14 fault 1).
+ * what the first did, so a retry after a lost reply never runs or records twice (DESIGN.md §2).
  * @param deadline epoch ms after which no attempt starts
  * @param attempt one request, given the time it may take (ms, ≥ 1, ≤ attemptMaxMs)
  * @param attemptMaxMs the longest one attempt may wait for its answer

@@ -75,7 +75,7 @@ export class ToolRegistry {
   /**
    * The objects every descriptor names, to archive with the registry head: each distinct
    * transition source (`transitionFn`) and the interpreter, so every entry's header refs
-   * resolve in the ledger (DESIGN.md §4; issue 3 "the ledger alone resolves every ref").
+   * resolve in the ledger alone, with no service's code at hand (DESIGN.md §4).
    */
   archivedObjects(): WorldObject[] {
     const byHash = new Map<string, WorldObject>([[this.interpreter.hash, this.interpreter]]);

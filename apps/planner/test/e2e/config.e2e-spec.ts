@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startNode, testNatsUrl } from '@world/testing';
 
-// DESIGN.md §5 and issue 6 "Operations": every service process validates its configuration at
-// start — WORLD_HEALTH_PORT included — and a bad value is one clear line and exit code 2.
+// DESIGN.md §5 and packages/runtime/README.md "Configuration": every service process validates its
+// configuration at start — WORLD_HEALTH_PORT included — and a bad value is one clear line and exit
+// code 2.
 
 const dist = (app: string) =>
   fileURLToPath(new URL(`../../../${app}/dist/main.js`, import.meta.url));

@@ -9,10 +9,10 @@ import { captureLogs, type LogCapture } from '@world/runtime';
 import { eventually } from '@world/testing';
 import { sample, scrape, startOpsSystem, type Mode, type OpsSystem } from './system.js';
 
-// Issue 6 "Operations", end to end: one MCP tools/call is one trace across gateway → planner →
-// broker → ledger, every service writes lines carrying its invocation id, /metrics counts calls
-// by outcome exactly, and an MCP EffectsUnrecorded leaves the operator a line with the record
-// refs (world-internals §5.5) — in both run modes (DESIGN.md §5).
+// The operations contract (packages/runtime/README.md), end to end: one MCP tools/call is one trace
+// across gateway → planner → broker → ledger, every service writes lines carrying its invocation
+// id, /metrics counts calls by outcome exactly, and an MCP EffectsUnrecorded leaves the operator a
+// line with the record refs (world-internals §5.5) — in both run modes (DESIGN.md §5).
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -80,14 +80,14 @@ describe.each<Mode>(['embedded', 'distributed'])('operations of a World in %s mo
     expect(answer.result?.structuredContent.ok).toBe(true);
     const spans = await traceOf(TRACE_ID);
     const nameOf = new Map(spans.map((s) => [s.spanContext().spanId, s.name]));
-    // Issue 17's tree: the gateway's MCP server span `tools/call <tool>` sits between its HTTP
-    // span and planner.invoke (the caller's trace came as the HTTP header, so the MCP span
-    // continues the HTTP span); the planner's `execute_tool <tool>` span holds the phase spans,
-    // each the parent of the hop it sends. [span, parent span, world.service]: phase spans are
-    // the planner's own, inside planner.invoke, and carry no service attribute.
-    // Lease renewals (broker.episode.renew, one every EPISODE_LEASE_RENEW_MS while the call holds
-    // the lease) come only when the machine is slow: their count is a timing, not part of the
-    // tree, but each one hangs under the call's execute_tool span.
+    // The span tree (README "Traces"): the gateway's MCP server span `tools/call <tool>` sits
+    // between its HTTP span and planner.invoke (the caller's trace came as the HTTP header, so the
+    // MCP span continues the HTTP span); the planner's `execute_tool <tool>` span holds the phase
+    // spans, each the parent of the hop it sends. [span, parent span, world.service]: phase spans
+    // are the planner's own, inside planner.invoke, and carry no service attribute. Lease renewals
+    // (broker.episode.renew, one every EPISODE_LEASE_RENEW_MS while the call holds the lease) come
+    // only when the machine is slow: their count is a timing, not part of the tree, but each one
+    // hangs under the call's execute_tool span.
     const RENEW = 'broker.episode.renew';
     expect(
       spans.filter((s) => s.name === RENEW).map((s) => nameOf.get(s.parentSpanContext!.spanId)),

@@ -16,9 +16,9 @@ import {
 } from '@world/testing';
 import { sample, scrape } from './system.js';
 
-// Issue 6 "Operations" and world-spec §7.2: a SIGTERM'd planner or broker process stops taking
-// work, lets the call it holds finish (the call commits) and exits 0 within the drain; later
-// calls go to the surviving replica. Real processes on real NATS and PostgreSQL.
+// packages/runtime/README.md "Shutdown" and world-spec §7.2: a SIGTERM'd planner or broker process
+// stops taking work, lets the call it holds finish (the call commits) and exits 0 within the drain;
+// later calls go to the surviving replica. Real processes on real NATS and PostgreSQL.
 
 const dist = (app: string) =>
   fileURLToPath(new URL(`../../../${app}/dist/main.js`, import.meta.url));

@@ -27,8 +27,9 @@ import {
   type TransportConfig,
 } from '../../src/index.js';
 
-// Issue 6 "Operations": the invocation id and the trace context cross every hop (NATS packets
-// and the in-process bus alike); a closing server stops taking work and answers what it holds.
+// README "Logs" and "Tracing": the invocation id and the trace context cross every hop (NATS
+// packets and the in-process bus alike); a closing server stops taking work and answers what it
+// holds.
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

@@ -15,8 +15,8 @@ import {
   type RpcClient,
 } from '../../src/index.js';
 
-// Issue 6 "Operations": /livez answers while the process runs; /readyz is 200 while the
-// service's PostgreSQL and NATS connections answer, else 503 naming the failing check; every
+// README "Health, readiness, metrics": /livez answers while the process runs; /readyz is 200 while
+// the service's PostgreSQL and NATS connections answer, else 503 naming the failing check; every
 // health server serves the process's Prometheus registry at /metrics.
 
 async function get(server: HealthServer, path: string) {

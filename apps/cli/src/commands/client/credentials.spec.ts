@@ -7,7 +7,7 @@ import { gatewayUrl, operatorToken, readerToken, sessionToken } from './credenti
 const TOKEN = 'ab'.repeat(32);
 const OTHER = 'cd'.repeat(32);
 
-describe('gatewayUrl (issue 3: WORLD_URL, default http://127.0.0.1:7644)', () => {
+describe('gatewayUrl (WORLD_URL, default http://127.0.0.1:7644)', () => {
   it.each([
     ['unset', {}, 'http://127.0.0.1:7644'],
     ['set', { WORLD_URL: 'http://127.0.0.1:9000/' }, 'http://127.0.0.1:9000'],
@@ -29,7 +29,7 @@ describe('gatewayUrl (issue 3: WORLD_URL, default http://127.0.0.1:7644)', () =>
   );
 });
 
-describe('session and operator credentials (world-spec §7.3 session resolution, issue 3 operator token)', () => {
+describe('session and operator credentials (world-spec §7.3 session resolution, the operator token)', () => {
   let dir: string;
   let warnings: string[];
   const warn = (m: string) => warnings.push(m);

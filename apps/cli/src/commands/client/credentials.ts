@@ -1,5 +1,5 @@
 /**
- * Where the client verbs find the gateway and their credentials (issue 3; world-spec §7.3, §7.5).
+ * Where the client verbs find the gateway and their credentials (world-spec §7.3, §7.5).
  * Tokens are only ever read here and sent as a Bearer header; nothing here prints one.
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -17,7 +17,8 @@ const GROUP_OTHER_BITS = 0o077;
 export type Warn = (message: string) => void;
 
 /**
- * The gateway's base URL: $WORLD_URL, default http://127.0.0.1:7644 (issue 3), no trailing slash.
+ * The gateway's base URL: $WORLD_URL, default http://127.0.0.1:7644 (README "Quick start"), no
+ * trailing slash.
  * @throws CliError (exit 2) when WORLD_URL is not an http(s) URL
  */
 export function gatewayUrl(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,8 +1,8 @@
 /**
- * `world proof <target> > bundle` and `world verify --bundle FILE --key VKEY` (issue 12): an
- * offline proof that one log entry is in the log — the entry, the objects it names, and a C2SP
- * tlog-proof (its inclusion proof in a signed checkpoint, the checkpoint note verbatim) —
- * verified later with nothing but the log's verifier key.
+ * `world proof <target> > bundle` and `world verify --bundle FILE --key VKEY` (README "Verifying
+ * the log"): an offline proof that one log entry is in the log — the entry, the objects it names,
+ * and a C2SP tlog-proof (its inclusion proof in a signed checkpoint, the checkpoint note verbatim)
+ * — verified later with nothing but the log's verifier key.
  */
 import { readFile } from 'node:fs/promises';
 import { entryBytes, entryHash, refOf, type LogEntry, type Ref } from '@world/canonical';

@@ -1,7 +1,7 @@
 /**
- * The inclusion link of `world why` (issue 12): the entry is a leaf of the log's latest signed
- * checkpoint — its leaf hash (recomputed from the entry's own bytes), the inclusion proof the
- * gateway serves and the checkpoint's signature by the published key all verify.
+ * The inclusion link of `world why` (RFC 9162 §2.1.3): the entry is a leaf of the log's latest
+ * signed checkpoint — its leaf hash (recomputed from the entry's own bytes), the inclusion proof
+ * the gateway serves and the checkpoint's signature by the published key all verify.
  */
 import { entryBytes } from '@world/canonical';
 import { leafHash, openCheckpoint, parseVerifierKey, verifyInclusion } from '@world/tlog';

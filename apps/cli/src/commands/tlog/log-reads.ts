@@ -1,7 +1,7 @@
 /**
- * The transparency-log reads of the CLI (issue 12), over the gateway: the verifier key, the
- * latest signed checkpoint and the RFC 9162 proofs (hashes decoded from base64). Nothing here
- * trusts what it reads: callers verify signatures and proofs with @world/tlog.
+ * The transparency-log reads of the CLI (README "Verifying the log"), over the gateway: the
+ * verifier key, the latest signed checkpoint and the RFC 9162 proofs (hashes decoded from base64).
+ * Nothing here trusts what it reads: callers verify signatures and proofs with @world/tlog.
  */
 import { decodeBase64 } from '@world/canonical';
 import type { GatewayClient } from '../client/http.js';

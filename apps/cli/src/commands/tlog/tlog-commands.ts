@@ -1,5 +1,6 @@
 /**
- * The transparency-log verbs (issue 12): `world checkpoint`, `world proof`, `world verify`.
+ * The transparency-log verbs (README "Verifying the log"): `world checkpoint`, `world proof`,
+ * `world verify`.
  */
 import { writeFile } from 'node:fs/promises';
 import { gatewayUrl, readerToken } from '../client/credentials.js';

@@ -1,5 +1,5 @@
 /**
- * `world verify --checkpoint OLD… [--key FILE]` (issue 12 "The CLI"): checks that the live log
+ * `world verify --checkpoint OLD… [--key FILE]` (RFC 9162 §2.1.4): checks that the live log
  * is consistent with checkpoints saved earlier — a rewritten or forked history fails — and that
  * every signature verifies with the log's key (published, or --key). One line per check; the
  * smallest saved size that the live log no longer matches is named.

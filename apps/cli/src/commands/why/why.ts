@@ -1,6 +1,6 @@
 /**
- * `world why <index | head | sha256:REF | a2a:ID | mcp:ID | rest:ID | ->` (issue 4; world-spec
- * §7.3): locates one invocation's entry, walks every link and prints one ✓ or ✗ line per link
+ * `world why <index | head | sha256:REF | a2a:ID | mcp:ID | rest:ID | ->` (world-spec §7.3,
+ * §9): locates one invocation's entry, walks every link and prints one ✓ or ✗ line per link
  * and a summary. Exit 0 when every link holds, 3 when any is broken, 1 when nothing is found.
  */
 import { readFile } from 'node:fs/promises';
@@ -86,7 +86,7 @@ async function runWhy(
   const located = await locate(reads, target, { scan, stdin: read });
   const walked = await walk(reads, located);
   if (walked === null) throw new NotFoundTarget(`log entry ${located.index} not found`);
-  // The inclusion link (issue 12): the entry is a leaf of the latest signed checkpoint.
+  // The inclusion link (RFC 9162 §2.1.3): the entry is a leaf of the latest signed checkpoint.
   const links = [...walked, await logLink(located.index, reads, new LogReads(gateway))];
   const broken = links.some((l) => l.ok === false);
   if (options.json) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CliError } from '../../commands/util.js';
 import { assertUsable, clusterState, CLUSTER_MARKER } from './cluster.js';
 
-describe('clusterState: what a WORLD_HOME pgdata holds (issue 13)', () => {
+describe('clusterState: what a WORLD_HOME pgdata holds (DESIGN.md §5)', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'world-cluster-state-'));
