@@ -5,6 +5,7 @@ import { EffectsRepository } from './effects/effects.repository.js';
 import { ExecuteEffect } from './effects/execute-effect.js';
 import { ListInvocationEffects } from './effects/list-invocation-effects.js';
 import { RecoverIntents } from './effects/recover-intents.js';
+import { StartEffect } from './effects/start-effect.js';
 import { CreateEpisode, GetEpisode } from './episodes/create-episode.js';
 import { EpisodesController } from './episodes/episodes.controller.js';
 import { EpisodesRepository } from './episodes/episodes.repository.js';
@@ -70,6 +71,7 @@ export class BrokerModule {
         EpisodeLease,
         EpisodeSpend,
         PolicyFiles,
+        StartEffect,
         ExecuteEffect,
         ListInvocationEffects,
         RecoverIntents,

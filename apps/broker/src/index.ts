@@ -20,12 +20,7 @@ export {
   type EffectRequestFields,
 } from './effects/effect-objects.js';
 export type { IndeterminateIntent } from './effects/recover-intents.js';
-export {
-  resolveSession,
-  classifySession,
-  type SessionResolution,
-  type CredentialResolution,
-} from './sessions/resolve-session.js';
+export { classifySession, type CredentialResolution } from './sessions/resolve-session.js';
 export {
   renderPolicy,
   FS_DENY_WRITE,

@@ -13,3 +13,5 @@ export * from './stored.js';
 export * from './visibility.js';
 export * from './timeline.js';
 export * from './tlog.js';
+export * from './grants.js';
+export * from './reserved-key.js';

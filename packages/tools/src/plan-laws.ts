@@ -10,6 +10,8 @@ import {
   PLAN_MAX_EFFECTS,
   PLAN_PAYLOAD_MAX_BYTES,
   PlanLawError,
+  RESERVED_OUTPUT_KEY,
+  carriesReservedKey,
   type PlannedEffect,
 } from '@world/contracts';
 import { isJsonObject, utf8ByteLength, type JsonObject } from './common.js';
@@ -21,8 +23,6 @@ const PLAN_KEYS = ['effects', 'finish', 'plan', 'result'] as const;
 const EFFECT_KEYS = ['cost', 'effect', 'id', 'payload', 'scope'] as const;
 /** L2: an effect id is 1 to PLAN_EFFECT_ID_MAX_CHARS of [a-z0-9]. */
 const EFFECT_ID = new RegExp(`^[a-z0-9]{1,${PLAN_EFFECT_ID_MAX_CHARS}}$`);
-/** The reserved output key the planner adds itself (L6). */
-const RESERVED_KEY = 'world';
 
 function violation(law: string, text: string): PlanLawError {
   return new PlanLawError(`plan law ${law}: ${text}`);
@@ -119,8 +119,8 @@ export function checkPlan(plan: unknown, tool: ToolDefinition): EffectPlan {
       `the plan has ${effects.length} effects; the limit is ${PLAN_MAX_EFFECTS}`,
     );
   }
-  if (result !== null && Object.hasOwn(result, RESERVED_KEY)) {
-    throw violation('L6', `the plan result carries the reserved key "${RESERVED_KEY}"`);
+  if (result !== null && carriesReservedKey(result)) {
+    throw violation('L6', `the plan result carries the reserved key "${RESERVED_OUTPUT_KEY}"`);
   }
   if (effects.length === 0 && result === null)
     throw violation('L7', 'a plan without effects must carry a result');
@@ -141,8 +141,8 @@ export function checkFinishOutput(output: unknown): Record<string, unknown> {
   if (!isJsonObject(output) || !isCanonicalJson(output)) {
     throw violation('shape', 'the finish output is not a JSON object');
   }
-  if (Object.hasOwn(output, RESERVED_KEY)) {
-    throw violation('L6', `the finish output carries the reserved key "${RESERVED_KEY}"`);
+  if (carriesReservedKey(output)) {
+    throw violation('L6', `the finish output carries the reserved key "${RESERVED_OUTPUT_KEY}"`);
   }
   if (Object.hasOwn(output, 'effects'))
     throw violation('L6', 'the finish output carries "effects"');

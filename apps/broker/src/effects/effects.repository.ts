@@ -1,11 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, eq, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { WorldObject } from '@world/canonical';
 import { LeaseLostError, NoHandlerError, type EffectRecord } from '@world/contracts';
-import { DATABASE, type DatabaseHandle } from '@world/runtime';
+import { DATABASE, type DatabaseHandle, type RawQuery } from '@world/runtime';
 import { effectIntents, effectOutcomes, episodes } from '../db/schema.js';
+import type { Bind } from '../db/statement.js';
 import { EpisodesRepository } from '../episodes/episodes.repository.js';
 import { ObjectsRepository } from '../objects/objects.repository.js';
+import {
+  ALLOWED_START,
+  DENIED_START,
+  FINISH,
+  FREE_START,
+  SPEND,
+  intentValues,
+  recordValues,
+} from './effects.statements.js';
 import { spendKey, type SpendMap } from './spend-key.js';
 
 export { spendKey, type SpendMap };
@@ -18,21 +28,29 @@ export interface RecordRow {
   record: EffectRecord;
 }
 
+/** A denial to write in tx1: its request and record objects and the record row. */
+export interface DeniedStart {
+  kind: 'denied';
+  objects: WorldObject[];
+  record: RecordRow;
+}
+
+/** An allowed start to write in tx1: the request object, then spend += cost and the intent. */
+export interface AllowedStart {
+  kind: 'allowed';
+  objects: WorldObject[];
+  intent: {
+    invocationId: string;
+    effect: string;
+    scope: string;
+    cost: number;
+    requestRef: string;
+    logicalTime: number;
+  };
+}
+
 /** What the decision inside tx1 chose to write. */
-export type EffectStart =
-  | { kind: 'denied'; objects: WorldObject[]; record: RecordRow }
-  | {
-      kind: 'allowed';
-      objects: WorldObject[];
-      intent: {
-        invocationId: string;
-        effect: string;
-        scope: string;
-        cost: number;
-        requestRef: string;
-        logicalTime: number;
-      };
-    };
+export type EffectStart = DeniedStart | AllowedStart;
 
 /** An intent with its outcome (null while indeterminate). */
 export interface IntentState {
@@ -57,7 +75,7 @@ export class EffectsRepository {
    *    (`acquire`: when free or expired, fence += 1, in the same statement as the lock; the
    *    contract's "a lease to take in the same transaction");
    * 2. reads the episode's spend (after the lock, so it is the latest committed spend) and lets
-   *    `choose` decide;
+   *    `decide` choose what to write (a pure function of the spend);
    * 3. writes, in one statement, either the denial (request object, record object, record row;
    *    nothing spent, no intent) or the allowed start (request object, spend += cost, intent with
    *    ordinal max+1 computed inside the INSERT under the row lock).
@@ -68,21 +86,21 @@ export class EffectsRepository {
    * @throws LeaseLostError when the fence is not the lease's current one (nothing written);
    *   NoHandlerError when `acquire` finds no episode row (nothing written)
    */
-  async begin(
+  async begin<S extends EffectStart>(
     episodeId: string,
     lease: { fence: number },
-    choose: (spent: SpendMap) => EffectStart,
-  ): Promise<BeginResult>;
-  async begin(
+    decide: (spent: SpendMap) => S,
+  ): Promise<BeginResult<S>>;
+  async begin<S extends EffectStart>(
     episodeId: string,
     lease: LeaseClaim,
-    choose: (spent: SpendMap) => EffectStart,
-  ): Promise<BeginResult | { heldUntil: number }>;
-  async begin(
+    decide: (spent: SpendMap) => S,
+  ): Promise<BeginResult<S> | { heldUntil: number }>;
+  async begin<S extends EffectStart>(
     episodeId: string,
     lease: LeaseClaim,
-    choose: (spent: SpendMap) => EffectStart,
-  ): Promise<BeginResult | { heldUntil: number }> {
+    decide: (spent: SpendMap) => S,
+  ): Promise<BeginResult<S> | { heldUntil: number }> {
     return this.database.transaction(async (query) => {
       let fence: number;
       let tookOver = false;
@@ -100,30 +118,8 @@ export class EffectsRepository {
         fence = claimed.fence;
         tookOver = claimed.tookOver;
       }
-      const { rows } = await query<{ effect: string; scope: string; spent: string | number }>(
-        SPEND_SQL,
-        [episodeId],
-        'broker_spend_of_episode',
-      );
-      const start = choose(
-        new Map(rows.map((r) => [spendKey(r.effect, r.scope), Number(r.spent)])),
-      );
-      const objects = start.objects.length;
-      if (start.kind === 'denied') {
-        await query(
-          `WITH o AS (${ObjectsRepository.insertSql(objects, RECORD_PARAMS + 1)}) ${INSERT_RECORD_SQL}`,
-          [...recordParams(start.record), ...ObjectsRepository.insertParams(start.objects)],
-          `broker_tx1_denied_${objects}`,
-        );
-        return { fence, tookOver, start, ordinal: null };
-      }
-      const { intent } = start;
-      const { rows: minted } = await query<{ ordinal: string | number }>(
-        `WITH o AS (${ObjectsRepository.insertSql(objects, 8)}), ${INTENT_SQL}`,
-        [...intentParams(episodeId, intent), ...ObjectsRepository.insertParams(start.objects)],
-        `broker_tx1_allowed_${objects}`,
-      );
-      return { fence, tookOver, start, ordinal: Number(minted[0]!.ordinal) };
+      const start = decide(await spendIn(query, episodeId));
+      return { fence, tookOver, start, ordinal: await writeStart(query, episodeId, start) };
     });
   }
 
@@ -142,67 +138,55 @@ export class EffectsRepository {
    * @returns the start under the new fence, or null when the lease was not free at `freeFence`
    *   any more (nothing written; the caller takes the locking path, `begin`)
    */
-  async beginFree(
+  async beginFree<S extends AllowedStart>(
     episodeId: string,
     claim: { holder: string; ttlMs: number; now: number; freeFence: number },
-    start: Extract<EffectStart, { kind: 'allowed' }>,
-  ): Promise<BeginResult | null> {
-    const { intent } = start;
-    const objects = start.objects.length;
-    const { rows } = await this.database.query<{
-      ordinal: string | number;
-      fence: string | number;
-    }>(
-      `WITH ${FREE_CLAIM_SQL}, o AS (${ObjectsRepository.insertSql(objects, 11, 'EXISTS (SELECT 1 FROM took)')}), ${FREE_INTENT_SQL}`,
-      [
-        ...intentParams(episodeId, intent),
-        claim.holder,
-        claim.freeFence,
-        claim.now + claim.ttlMs,
-        ...ObjectsRepository.insertParams(start.objects),
-      ],
-      `broker_tx1_free_${objects}`,
-    );
-    const row = rows[0];
+    start: S,
+  ): Promise<BeginResult<S> | null> {
+    const [row] = (
+      await FREE_START(start.objects.length).run<{
+        ordinal: string | number;
+        fence: string | number;
+      }>(this.database.query, {
+        ...intentValues(episodeId, start.intent),
+        holder: claim.holder,
+        freeFence: claim.freeFence,
+        expiresAt: claim.now + claim.ttlMs,
+        ...ObjectsRepository.insertValues(start.objects),
+      })
+    ).rows;
     if (row === undefined) return null;
     return { fence: Number(row.fence), tookOver: false, start, ordinal: Number(row.ordinal) };
   }
 
   /**
    * tx2 (world-internals §2.3): result object (when any), record object, record row, then the
-   * outcome, as one statement in one explicit transaction (all four become durable together or
-   * not at all). `beforeOutcome` (the `before-outcome` crash point) runs inside the transaction
+   * outcome of the record row's episode at `ordinal`, as one statement in one explicit
+   * transaction (all four become durable together or not at all). `beforeOutcome` (the `before-outcome` crash point) runs inside the transaction
    * just before it, so a crash there leaves nothing of tx2 durable: the intent stays
    * indeterminate.
    */
   async finish(
-    episodeId: string,
     ordinal: number,
     objects: WorldObject[],
     record: RecordRow,
     status: 'succeeded' | 'failed',
     beforeOutcome: () => void,
   ): Promise<void> {
-    const first = RECORD_PARAMS + 5;
-    const sql =
-      objects.length === 0
-        ? `WITH r AS (${INSERT_RECORD_SQL}) ${INSERT_OUTCOME_SQL}`
-        : `WITH o AS (${ObjectsRepository.insertSql(objects.length, first)}), r AS (${INSERT_RECORD_SQL}) ${INSERT_OUTCOME_SQL}`;
-    const params = [
-      ...recordParams(record),
-      episodeId,
+    const tx2 = FINISH(objects.length);
+    const values = {
+      ...recordValues(record),
       ordinal,
       status,
-      record.ref,
-      ...ObjectsRepository.insertParams(objects),
-    ];
+      ...ObjectsRepository.insertValues(objects),
+    };
     // An explicit transaction, not the statement's implicit one: a broker killed while its
     // statement waits on a lock must leave nothing durable. PostgreSQL would run and commit a
     // lone statement sent before the client died once the lock frees; inside BEGIN it runs but
     // the COMMIT never comes, so the intent stays indeterminate (world-internals §5 crash table).
     await this.database.transaction(async (query) => {
       beforeOutcome();
-      await query(sql, params, `broker_tx2_${objects.length}`);
+      await tx2.run(query, values);
     });
   }
 
@@ -233,9 +217,7 @@ export class EffectsRepository {
         episodeId === undefined ? undefined : eq(effectIntents.episodeId, episodeId),
         isNull(effectOutcomes.ordinal),
         or(
-          isNull(episodes.leaseHolder),
-          isNull(episodes.leaseExpiresAt),
-          lte(episodes.leaseExpiresAt, nowMs),
+          EpisodesRepository.leaseNotLive(nowMs),
           lt(effectIntents.logicalTime, nowMs - longestCallMs),
           sql`EXISTS (SELECT 1 FROM broker.effect_intents later
                        WHERE later.episode_id = ${effectIntents.episodeId}
@@ -248,12 +230,17 @@ export class EffectsRepository {
 
   /** The episode's spend per (effect, scope): Σ cost of its intents (`broker.spend`). */
   async spendOf(episodeId: string): Promise<SpendMap> {
-    const { rows } = await this.database.query<{ effect: string; scope: string; spent: string }>(
-      SPEND_SQL,
-      [episodeId],
-      'broker_spend_of_episode',
-    );
-    return new Map(rows.map((r) => [spendKey(r.effect, r.scope), Number(r.spent)]));
+    return spendIn(this.database.query, episodeId);
+  }
+
+  /**
+   * The episode's spend as one JSON value for another statement's select list (the execute
+   * path's one read, SessionsRepository.findWithEpisode): `[{effect, scope, spent}]`.
+   */
+  static spendJsonSql(bind: Bind<'episodeId'>): string {
+    return `(SELECT coalesce(json_agg(json_build_object('effect', sp.effect, 'scope', sp.scope,
+        'spent', sp.spent)), '[]'::json)
+      FROM broker.spend sp WHERE sp.episode_id = ${bind('episodeId', 'text')})`;
   }
 
   private async intentStates(where: SQL, withEpisode = false): Promise<IntentState[]> {
@@ -288,104 +275,46 @@ export type LeaseClaim =
   { fence: number } | { acquire: { holder: string; ttlMs: number; now: number } };
 
 /** What tx1 wrote and under which fence. */
-export interface BeginResult {
+export interface BeginResult<S extends EffectStart = EffectStart> {
   fence: number;
   tookOver: boolean;
-  start: EffectStart;
+  start: S;
+  /** the intent's ordinal when allowed, null for a denial */
   ordinal: number | null;
 }
 
-const SPEND_SQL = 'SELECT effect, scope, spent FROM broker.spend WHERE episode_id = $1::text';
+/** The episode's spend per (effect, scope), read on `query` (inside tx1: after the row lock). */
+async function spendIn(query: RawQuery, episodeId: string): Promise<Map<string, number>> {
+  const { rows } = await SPEND.run<{ effect: string; scope: string; spent: string | number }>(
+    query,
+    { episodeId },
+  );
+  return new Map(rows.map((r) => [spendKey(r.effect, r.scope), Number(r.spent)]));
+}
 
 /**
- * $1…$7 of tx1's allowed writes (INTENT_SQL, FREE_INTENT_SQL): episode, invocation, effect, scope,
- * cost, request ref, logical time.
+ * tx1's writes after the lease is held (world-internals §5.2), in one statement: a denial's
+ * objects and record row, or an allowed start's request object, spend += cost and intent.
+ * @returns the minted ordinal when allowed, null for a denial
  */
-function intentParams(
+async function writeStart(
+  query: RawQuery,
   episodeId: string,
-  intent: Extract<EffectStart, { kind: 'allowed' }>['intent'],
-): unknown[] {
-  return [
-    episodeId,
-    intent.invocationId,
-    intent.effect,
-    intent.scope,
-    intent.cost,
-    intent.requestRef,
-    intent.logicalTime,
-  ];
+  start: EffectStart,
+): Promise<number | null> {
+  const objects = ObjectsRepository.insertValues(start.objects);
+  if (start.kind === 'denied') {
+    await DENIED_START(start.objects.length).run(query, {
+      ...recordValues(start.record),
+      ...objects,
+    });
+    return null;
+  }
+  const [row] = (
+    await ALLOWED_START(start.objects.length).run<{ ordinal: string | number }>(query, {
+      ...intentValues(episodeId, start.intent),
+      ...objects,
+    })
+  ).rows;
+  return Number(row!.ordinal);
 }
-
-/** The number of parameters of INSERT_RECORD_SQL ($1…$13). */
-const RECORD_PARAMS = 13;
-
-const INSERT_RECORD_SQL = `INSERT INTO broker.effect_records (ref, episode_id, invocation_id,
-    effect, scope, cost, budget_before, budget_after, allowed, failed, denial, request_ref,
-    result_ref)
-  VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::bigint, $8::bigint,
-    $9::boolean, $10::boolean, $11::text, $12::text, $13::text)
-  ON CONFLICT DO NOTHING`;
-
-function recordParams(row: RecordRow): unknown[] {
-  const r = row.record;
-  return [
-    row.ref,
-    row.episodeId,
-    row.invocationId,
-    r.effect,
-    r.scope,
-    r.cost,
-    r.budgetBefore,
-    r.budgetAfter,
-    r.allowed,
-    r.failed,
-    r.denial,
-    r.requestRef,
-    r.resultRef,
-  ];
-}
-
-/** tx2's outcome, after the record ($14…$17: episode, ordinal, status, record ref). */
-const INSERT_OUTCOME_SQL = `INSERT INTO broker.effect_outcomes (episode_id, ordinal, status, record_ref)
-  VALUES ($14::text, $15::bigint, $16::text, $17::text)`;
-
-/**
- * tx1's allowed writes after the objects (CTE `o`): spend += cost ($1 episode, $3 effect,
- * $4 scope, $5 cost), then the intent with ordinal max+1 (or 0) of the episode's intents, read
- * inside the INSERT under the episode row lock ($2 invocation, $6 request ref, $7 logical time;
- * the objects' parameters follow from $8).
- */
-const INTENT_SQL = intentSql(false);
-
-/**
- * tx1's allowed writes after the objects: spend += cost, then the intent with ordinal max+1.
- * `gated`: each write only when the lease claim `took` returned its row (beginFree; HAVING drops
- * the aggregate's one row when the claim failed), answering the new fence with the ordinal.
- */
-function intentSql(gated: boolean): string {
-  return `s AS (
-    INSERT INTO broker.spend (episode_id, effect, scope, spent)
-    ${gated ? 'SELECT $1::text, $3::text, $4::text, $5::bigint FROM took' : 'VALUES ($1::text, $3::text, $4::text, $5::bigint)'}
-    ON CONFLICT (episode_id, effect, scope) DO UPDATE SET spent = broker.spend.spent + EXCLUDED.spent
-  )
-  INSERT INTO broker.effect_intents (episode_id, ordinal, invocation_id, effect, scope, cost,
-    request_ref, logical_time)
-  SELECT $1::text, coalesce(max(i.ordinal) + 1, 0), $2::text, $3::text, $4::text, $5::bigint,
-    $6::text, $7::bigint
-  FROM broker.effect_intents i WHERE i.episode_id = $1::text
-  ${gated ? 'HAVING EXISTS (SELECT 1 FROM took)\n  RETURNING ordinal, (SELECT lease_fence FROM took) AS fence' : 'RETURNING ordinal'}`;
-}
-
-/**
- * beginFree's lease claim ($1 episode, $8 holder, $9 the fence the lease was free at, $10
- * expiry): no row when the lease was taken or moved since the read.
- */
-const FREE_CLAIM_SQL = `took AS (
-    UPDATE broker.episodes
-    SET lease_holder = $8::text, lease_fence = lease_fence + 1, lease_expires_at = $10::bigint
-    WHERE id = $1::text AND lease_holder IS NULL AND lease_fence = $9::bigint
-    RETURNING lease_fence
-  )`;
-
-/** beginFree's writes after the claim (`took`) and the objects (`o`), each gated on `took`. */
-const FREE_INTENT_SQL = intentSql(true);

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { objectJson, toWireObject, type WorldObject } from '@world/canonical';
 import {
-  BadRequestError,
   NoHandlerError,
   SessionUnknownError,
+  sessionStatus,
   type DenialLabel,
   type ParsedRequestOf,
   type ReplyOf,
@@ -16,28 +16,23 @@ import {
   startMark,
   worldMetrics,
 } from '@world/runtime';
+import type { EpisodeView } from '../episodes/episodes.repository.js';
 import { EpisodeLease } from '../episodes/lease.js';
 import { worktreeProblem } from '../episodes/worktree.js';
 import type { EffectHandler } from '../handlers/registry.js';
 import { PolicyFiles } from '../policy/policy-files.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { HANDLERS, type HandlerRegistry } from '../settings.js';
-import { decide } from './decide.js';
-import { runHandler } from './run-handler.js';
+import { authorize, type AuthorizeInput } from './authorize.js';
 import {
   effectRecord,
   effectRecordObject,
   effectRequestObject,
   effectResultObject,
 } from './effect-objects.js';
-import {
-  EffectsRepository,
-  spendKey,
-  type BeginResult,
-  type EffectStart,
-  type RecordRow,
-  type SpendMap,
-} from './effects.repository.js';
+import { EffectsRepository, type RecordRow } from './effects.repository.js';
+import { runHandler, type HandlerRun } from './run-handler.js';
+import { StartEffect, chooseStart, leaseHoldOf } from './start-effect.js';
 
 const log = serviceLogger('broker');
 
@@ -54,15 +49,15 @@ type ExecuteReply = ReplyOf<'broker.effect.execute'>;
  *    rule R8), an unknown/revoked/foreign session (SessionUnknownError) — the episode and the
  *    session with its grants are read in one statement — a stale fence (LeaseLostError,
  *    checked under the episode row lock);
- * 2. tx1 under the episode row lock: with `acquire`, the lease is taken in tx1 itself (free or
- *    expired: fence += 1; held: nothing written, wait and retry up to waitMs, then
- *    DeadlineExceededError); decide against the session's grants seeded with
- *    budget − spent; denied → request object + record only; allowed → spend += cost, intent
- *    (ordinal max+1), request object; crash point `after-intent`. When the read of step 1
- *    found the lease free and the decision allows, tx1 is one statement that takes the lease
- *    only if it is still free at the fence read and writes the start with it
- *    (EffectsRepository.beginFree); otherwise, or when that finds the lease moved, the locking
- *    transaction above;
+ * 2. tx1 under the episode row lock, by the way `chooseStart` picks (StartEffect): with
+ *    `acquire`, the lease is taken in tx1 itself (free or expired: fence += 1; held: nothing
+ *    written, wait and retry up to waitMs, then DeadlineExceededError); the pure `authorize`
+ *    step decides against the session's grants seeded with budget − spent; denied → request
+ *    object + record only; allowed → spend += cost, intent (ordinal max+1), request object;
+ *    crash point `after-intent`. When the read of step 1 found the lease free and the decision
+ *    allows, tx1 is one statement that takes the lease only if it is still free at the fence
+ *    read and writes the start with it (EffectsRepository.beginFree); otherwise, or when that
+ *    finds the lease moved, the locking transaction above;
  * 3. the handler, bounded by handlerMs (an op outside its allowlist, a throw, a timeout or a
  *    malformed output is a failure; a policy refusal is an ordinary ok:false output);
  *    crash point `after-handler`;
@@ -77,8 +72,9 @@ type ExecuteReply = ReplyOf<'broker.effect.execute'>;
 @Injectable()
 export class ExecuteEffect {
   constructor(
-    private readonly effects: EffectsRepository,
     private readonly sessions: SessionsRepository,
+    private readonly starts: StartEffect,
+    private readonly effects: EffectsRepository,
     private readonly lease: EpisodeLease,
     private readonly policies: PolicyFiles,
     @Inject(HANDLERS) private readonly handlers: HandlerRegistry,
@@ -95,112 +91,44 @@ export class ExecuteEffect {
     const { effect, scope, cost, payload } = request.effect;
     const handler = Object.hasOwn(this.handlers, effect) ? this.handlers[effect] : undefined;
     if (handler === undefined) throw new NoHandlerError();
-    if ((request.fence === undefined) === (request.acquire === undefined)) {
-      throw new BadRequestError(
-        'broker.effect.execute: exactly one of fence and acquire is required',
-      );
-    }
+    const hold = leaseHoldOf(request);
     const { episode, session } = await this.sessions.findWithEpisode(
       request.credentialId,
       episodeId,
     );
-    const worktree = episode?.worktree ?? null;
-    const problem =
-      worktree === null
-        ? `the episode ${episode === null ? 'does not exist' : 'has no worktree'}`
-        : await worktreeProblem(worktree);
-    if (worktree === null || problem !== null) {
-      // The wire answer stays the constant R8 text; the operator learns the cause here.
-      log.warn({ episode: episodeId, problem }, `episode ${episodeId} has no usable worktree`);
-      throw new NoHandlerError();
-    }
-    if (session === null || session.revokedAt !== null || session.episodeId !== episodeId) {
+    const { view, worktree } = await usableWorktree(episodeId, episode);
+    if (
+      session === null ||
+      session.episodeId !== episodeId ||
+      sessionStatus(session, now) === 'revoked'
+    ) {
       throw new SessionUnknownError();
     }
     const policy = await this.policies.ensure(episodeId, worktree);
-
-    const requestObject = effectRequestObject({ effect, scope, cost, now, payload });
-    const ask = { effect, scope, cost };
-    let budgetBefore = 0;
-    let denial: DenialLabel | undefined;
-    let leaseMark: bigint | undefined;
-    const choose = (spent: SpendMap): EffectStart => {
-      denial = undefined;
-      if (leaseMark !== undefined) {
-        observePhase(this.replica, 'lease', leaseMark);
-        leaseMark = undefined;
-      }
-      const views = session.grants.map((g) => ({
-        effect: g.effect,
-        scope: g.scope,
-        expiresAt: g.expiresAt,
-        remaining: Math.max(0, g.budget - (spent.get(spendKey(g.effect, g.scope)) ?? 0)),
-      }));
-      const decision = decide(views, { ...ask, now });
-      budgetBefore = decision.remaining;
-      if (!decision.allowed) {
-        denial = decision.label;
-        const record = effectRecord(ask, requestObject.hash, {
-          arm: 'denied',
-          budgetBefore,
-          denial: decision.label,
-        });
-        const recordObject = effectRecordObject(record);
-        return {
-          kind: 'denied',
-          objects: [requestObject, recordObject],
-          record: { ref: recordObject.hash, episodeId, invocationId, record },
-        };
-      }
-      return {
-        kind: 'allowed',
-        objects: [requestObject],
-        intent: {
-          invocationId,
-          effect,
-          scope,
-          cost,
-          requestRef: requestObject.hash,
-          logicalTime: now,
-        },
-      };
+    const ask = { effect, scope, cost, now };
+    const input: AuthorizeInput = {
+      episodeId,
+      invocationId,
+      grants: session.grants,
+      ask,
+      requestObject: effectRequestObject({ effect, scope, cost, now, payload }),
     };
-    let begun: BeginResult | null = null;
-    if (request.fence !== undefined) {
-      begun = await this.effects.begin(episodeId, { fence: request.fence }, choose);
-    } else if (episode!.leaseHolder === null) {
-      // The lease was free in the read above: decide on that read's spend and take the lease
-      // and start the effect in one statement; when the lease moved meanwhile, nothing was
-      // written and the locking path below decides again.
-      const freeMark = startMark();
-      const start = choose(episode!.spent);
-      if (start.kind === 'allowed') {
-        const { holder, ttlMs } = request.acquire!;
-        begun = await this.effects.beginFree(
-          episodeId,
-          { holder, ttlMs, now: Date.now(), freeFence: episode!.leaseFence },
-          start,
-        );
-        if (begun !== null) observePhase(this.replica, 'lease', freeMark);
-      }
-    }
-    if (begun === null) {
-      // The lease is taken inside tx1 (the contract's "in the same transaction"); phase `lease`
-      // is the wait for it, observed when tx1 holds it (or when taking it failed).
-      const { holder, ttlMs, waitMs } = request.acquire!;
-      leaseMark = startMark();
-      try {
-        begun = await this.lease.acquireVia({ episodeId, waitMs }, (attemptNow) =>
-          this.effects.begin(episodeId, { acquire: { holder, ttlMs, now: attemptNow } }, choose),
-        );
-      } finally {
-        if (leaseMark !== undefined) observePhase(this.replica, 'lease', leaseMark);
-      }
-    }
+    const begun = await this.starts.start(chooseStart(hold, view), {
+      episodeId,
+      spentAtRead: view.spent,
+      authorize: (spent) => authorize(input, spent),
+    });
     const { fence, start } = begun;
     if (start.kind === 'denied') {
-      this.executed({ invocationId, episodeId, effect, status: 'denied', ordinal: null, denial });
-      if (denial === BUDGET_DENIAL)
+      this.executed({
+        invocationId,
+        episodeId,
+        effect,
+        status: 'denied',
+        ordinal: null,
+        denial: start.denial,
+      });
+      if (start.denial === BUDGET_DENIAL)
         worldMetrics().budgetDenials.inc({ replica: this.replica, effect });
       return reply(fence, 'denied', start.record, null, start.objects);
     }
@@ -209,14 +137,13 @@ export class ExecuteEffect {
     // it lapses soon after this process dies; losing it stops the handler.
     const leaseLost = new AbortController();
     const renewal =
-      request.acquire === undefined
-        ? undefined
-        : this.lease.keep({ episodeId, fence, ...request.acquire }, () => leaseLost.abort());
+      'acquire' in hold
+        ? this.lease.keep({ episodeId, fence, ...hold.acquire }, () => leaseLost.abort())
+        : undefined;
     try {
-      return await this.runAndRecord(request, handler, begun, {
-        requestObject,
-        ask,
-        budgetBefore,
+      return await this.runAndRecord(request, handler, begun.ordinal!, fence, {
+        requestObject: input.requestObject,
+        budgetBefore: start.budgetBefore,
         context: { episodeId, worktree, scope, policy },
         leaseLost: leaseLost.signal,
       });
@@ -232,10 +159,10 @@ export class ExecuteEffect {
   private async runAndRecord(
     request: ExecuteRequest,
     handler: EffectHandler,
-    begun: BeginResult,
+    ordinal: number,
+    fence: number,
     step: {
       requestObject: WorldObject;
-      ask: { effect: string; scope: string; cost: number };
       budgetBefore: number;
       context: Parameters<typeof runHandler>[2];
       leaseLost: AbortSignal;
@@ -243,57 +170,30 @@ export class ExecuteEffect {
   ): Promise<ExecuteReply> {
     const { episodeId, invocationId } = request;
     const { effect } = request.effect;
-    const { fence, ordinal } = begun;
-    const { requestObject, ask, budgetBefore } = step;
     const executeMark = startMark();
     const ran = await runHandler(handler, request, step.context, step.leaseLost);
     observePhase(this.replica, 'execute', executeMark);
     crashpoint('after-handler');
-
-    let row: RecordRow;
-    const written: WorldObject[] = [requestObject];
-    if (ran.ok) {
-      const resultObject = effectResultObject(ran.output);
-      const record = effectRecord(ask, requestObject.hash, {
-        arm: 'succeeded',
-        budgetBefore,
-        resultRef: resultObject.hash,
-      });
-      const recordObject = effectRecordObject(record);
-      row = { ref: recordObject.hash, episodeId, invocationId, record };
-      written.push(resultObject, recordObject);
-    } else {
+    if (!ran.ok) {
       log.warn(
         { invocationId, episodeId, ordinal, effect, reason: ran.reason },
         'effect handler failed',
       );
-      const record = effectRecord(ask, requestObject.hash, { arm: 'failed', budgetBefore });
-      const recordObject = effectRecordObject(record);
-      row = { ref: recordObject.hash, episodeId, invocationId, record };
-      written.push(recordObject);
     }
+    const recorded = recordRun(request, ran, step.requestObject, step.budgetBefore);
     await this.effects.finish(
-      episodeId,
-      ordinal!,
-      written.slice(1),
-      row,
+      ordinal,
+      recorded.objects,
+      recorded.row,
       ran.ok ? 'succeeded' : 'failed',
       () => crashpoint('before-outcome'),
     );
-    this.executed({
-      invocationId,
-      episodeId,
-      effect,
-      status: ran.ok ? 'ok' : 'failed',
-      ordinal: ordinal!,
-    });
-    return reply(
-      fence,
-      ran.ok ? 'ok' : 'failed',
-      row,
-      ran.ok ? objectJson(written[1]!) : null,
-      written,
-    );
+    const status = ran.ok ? 'ok' : 'failed';
+    this.executed({ invocationId, episodeId, effect, status, ordinal });
+    return reply(fence, status, recorded.row, recorded.output, [
+      step.requestObject,
+      ...recorded.objects,
+    ]);
   }
 
   /**
@@ -317,6 +217,60 @@ export class ExecuteEffect {
     });
     log.info({ replica: this.replica, ...fields }, 'effect executed');
   }
+}
+
+/**
+ * The episode's worktree when it is usable (rule R8: an episode without a real worktree has no
+ * handler). The wire answer stays the constant R8 text; the operator learns the cause here.
+ * @throws NoHandlerError when the episode does not exist, has no worktree, or its worktree is
+ *   not a usable directory (worktreeProblem)
+ */
+async function usableWorktree(
+  episodeId: string,
+  episode: EpisodeView | null,
+): Promise<{ view: EpisodeView; worktree: string }> {
+  const worktree = episode?.worktree ?? null;
+  const problem =
+    worktree === null
+      ? `the episode ${episode === null ? 'does not exist' : 'has no worktree'}`
+      : await worktreeProblem(worktree);
+  if (episode === null || worktree === null || problem !== null) {
+    log.warn({ episode: episodeId, problem }, `episode ${episodeId} has no usable worktree`);
+    throw new NoHandlerError();
+  }
+  return { view: episode, worktree };
+}
+
+/**
+ * What tx2 records of a handler run, by the three-arm law (effectRecord, world-internals §5.2):
+ * succeeded — the result object, then the record; failed — the record alone (the spend
+ * stands). Pure.
+ * @returns the objects tx2 writes (after the request object tx1 wrote), the record row and the
+ *   reply's output (the result object's JSON, null on failure)
+ */
+function recordRun(
+  request: ExecuteRequest,
+  ran: HandlerRun,
+  requestObject: WorldObject,
+  budgetBefore: number,
+): { objects: WorldObject[]; row: RecordRow; output: Record<string, unknown> | null } {
+  const { episodeId, invocationId } = request;
+  const { effect, scope, cost } = request.effect;
+  const ask = { effect, scope, cost };
+  const resultObject = ran.ok ? effectResultObject(ran.output) : null;
+  const record = effectRecord(
+    ask,
+    requestObject.hash,
+    resultObject === null
+      ? { arm: 'failed', budgetBefore }
+      : { arm: 'succeeded', budgetBefore, resultRef: resultObject.hash },
+  );
+  const recordObject = effectRecordObject(record);
+  return {
+    objects: resultObject === null ? [recordObject] : [resultObject, recordObject],
+    row: { ref: recordObject.hash, episodeId, invocationId, record },
+    output: resultObject === null ? null : objectJson(resultObject),
+  };
 }
 
 function reply(

@@ -1,5 +1,10 @@
 import { canonicalBytes } from '@world/canonical';
-import { HANDLER_OUTPUT_MAX_BYTES, type ParsedRequestOf } from '@world/contracts';
+import {
+  HANDLER_OUTPUT_MAX_BYTES,
+  RESERVED_OUTPUT_KEY,
+  carriesReservedKey,
+  type ParsedRequestOf,
+} from '@world/contracts';
 import type { EffectHandler, HandlerContext } from '../handlers/registry.js';
 import { BROKER_TOOL_REF } from '../handlers/tool-identity.js';
 
@@ -56,8 +61,11 @@ export async function runHandler(
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return { ok: false, reason: 'handler output is not a JSON object' };
     }
-    if (Object.hasOwn(raw, 'world'))
-      return { ok: false, reason: 'handler output carries the reserved key "world"' };
+    if (carriesReservedKey(raw))
+      return {
+        ok: false,
+        reason: `handler output carries the reserved key "${RESERVED_OUTPUT_KEY}"`,
+      };
     const output =
       handler.stamp === false
         ? raw

@@ -10,7 +10,7 @@ import { EffectsRepository, spendKey } from '../effects/effects.repository.js';
 import { longestCallMs } from '../effects/recover-intents.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
 import { BROKER_SETTINGS, type BrokerSettings } from '../settings.js';
-import { EpisodesRepository } from './episodes.repository.js';
+import { EpisodesRepository, leaseLive } from './episodes.repository.js';
 
 /**
  * `broker.episode.spend` (the workbench's Episodes page, DESIGN.md §5a): per grant of the episode's
@@ -46,11 +46,7 @@ export class EpisodeSpend {
       this.effects.orphaned(now, longestCallMs(this.settings.callDeadlineMs), episodeId),
     ]);
     if (sessions.length === 0 && row === null) throw notFound(episodeId);
-    const leased =
-      row !== null &&
-      row.leaseHolder !== null &&
-      row.leaseExpiresAt !== null &&
-      row.leaseExpiresAt > now;
+    const leased = row !== null && leaseLive(row, now);
     return {
       episodeId,
       grants: sessions.flatMap((s) =>

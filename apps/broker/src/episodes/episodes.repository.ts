@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { eq } from 'drizzle-orm';
+import { eq, isNull, lte, or, type SQL } from 'drizzle-orm';
 import { DATABASE, type DatabaseHandle, type RawQuery } from '@world/runtime';
 import { episodes } from '../db/schema.js';
+import { statement, type Bind } from '../db/statement.js';
 
 /** The NOTIFY channel a lease release is announced on (payload: the episode id). */
 export const LEASE_CHANNEL = 'world_broker_lease';
@@ -65,7 +66,7 @@ export class EpisodesRepository {
     now: number,
   ): Promise<LeaseGrant | { heldUntil: number }> {
     return this.database.transaction(async (query) => {
-      await query(INSERT_EPISODE_SQL, [id], 'broker_episode_insert');
+      await INSERT_EPISODE.run(query, { id });
       return (await EpisodesRepository.claim(query, id, holder, ttlMs, now))!;
     });
   }
@@ -79,11 +80,7 @@ export class EpisodesRepository {
     now: number,
   ): Promise<number | null> {
     const expiresAt = now + ttlMs;
-    const { rows } = await this.database.query(
-      RENEW_SQL,
-      [id, holder, fence, expiresAt],
-      'broker_lease_renew',
-    );
+    const { rows } = await RENEW.run(this.database.query, { id, holder, fence, expiresAt });
     return rows.length > 0 ? expiresAt : null;
   }
 
@@ -93,11 +90,12 @@ export class EpisodesRepository {
    * @returns whether it was held so
    */
   async release(id: string, holder: string, fence: number): Promise<boolean> {
-    const { rows } = await this.database.query(
-      RELEASE_SQL,
-      [id, holder, fence, LEASE_CHANNEL],
-      'broker_lease_release',
-    );
+    const { rows } = await RELEASE.run(this.database.query, {
+      id,
+      holder,
+      fence,
+      channel: LEASE_CHANNEL,
+    });
     return rows.length > 0;
   }
 
@@ -106,8 +104,8 @@ export class EpisodesRepository {
    * serialize (world-internals §5.2). @returns the row, or null when absent
    */
   static async lock(query: RawQuery, id: string): Promise<EpisodeRow | null> {
-    const { rows } = await query<RawEpisode>(LOCK_SQL, [id], 'broker_episode_lock');
-    return rows.length === 0 ? null : episodeRow(rows[0]!);
+    const [row] = (await LOCK.run<RawEpisode>(query, { id })).rows;
+    return row === undefined ? null : episodeRow(row);
   }
 
   /**
@@ -125,21 +123,107 @@ export class EpisodesRepository {
     ttlMs: number,
     now: number,
   ): Promise<(LeaseGrant & { worktree: string | null }) | { heldUntil: number } | null> {
-    const { rows } = await query<RawClaim>(
-      CLAIM_SQL,
-      [id, holder, now, now + ttlMs],
-      'broker_lease_claim',
-    );
-    const row = rows[0];
+    const expiresAt = now + ttlMs;
+    const [row] = (await CLAIM.run<RawClaim>(query, { id, holder, now, expiresAt })).rows;
     if (row === undefined) return null;
     if (row.new_fence === null) return { heldUntil: Number(row.lease_expires_at) };
     return {
       fence: Number(row.new_fence),
-      expiresAt: now + ttlMs,
+      expiresAt,
       tookOver: row.lease_holder !== null,
       worktree: row.worktree,
     };
   }
+
+  /**
+   * tx1's one-statement lease claim, as a CTE to compose into the caller's statement
+   * (EffectsRepository.beginFree): takes the lease (fence + 1, holder, expiry) only while it is
+   * still free at the fence the caller read (`freeFence`); its rows (`FREE_CLAIM.rows`) are one
+   * row with the new fence when it took the lease, none when the lease was taken or moved since.
+   */
+  static freeClaimCte(bind: Bind<FreeClaimKey>): string {
+    return `${FREE_CLAIM.rows} AS (
+    UPDATE broker.episodes
+    SET lease_holder = ${bind('holder', 'text')}, lease_fence = lease_fence + 1, lease_expires_at = ${bind('expiresAt', 'bigint')}
+    WHERE id = ${bind('episodeId', 'text')} AND lease_holder IS NULL AND lease_fence = ${bind('freeFence', 'bigint')}
+    RETURNING lease_fence
+  )`;
+  }
+
+  /**
+   * The episode part of the execute path's one read (SessionsRepository.findWithEpisode): the
+   * columns of `EpisodeView` but its spend, from the episode row joined as `e` on `episodeId`
+   * (`e.id` is null when the row is absent).
+   */
+  static viewSql(bind: Bind<'episodeId'>): { columns: string; join: string } {
+    return {
+      columns: 'e.id IS NOT NULL AS episode_found, e.worktree,\n    e.lease_holder, e.lease_fence',
+      join: `LEFT JOIN broker.episodes e ON e.id = ${bind('episodeId', 'text')}`,
+    };
+  }
+
+  /** The episode columns of `viewSql` as read (null when the row was absent). */
+  static viewOf(row: RawView): Omit<EpisodeView, 'spent'> | null {
+    if (!row.episode_found) return null;
+    return {
+      worktree: row.worktree,
+      leaseHolder: row.lease_holder,
+      leaseFence: Number(row.lease_fence),
+    };
+  }
+
+  /**
+   * The condition "the episode's lease is not live at `nowMs`" over drizzle's `episodes` table
+   * (joined by the caller): released, or expired (now ≥ expiry), as `leaseLive` decides it.
+   */
+  static leaseNotLive(nowMs: number): SQL {
+    return or(
+      isNull(episodes.leaseHolder),
+      isNull(episodes.leaseExpiresAt),
+      lte(episodes.leaseExpiresAt, nowMs),
+    )!;
+  }
+}
+
+/**
+ * Whether an episode's lease is held at `now` (epoch ms): a holder whose expiry is still ahead
+ * (DESIGN.md §2; a lease is free from its release or from now ≥ expiry on). Pure.
+ */
+export function leaseLive(
+  row: Pick<EpisodeRow, 'leaseHolder' | 'leaseExpiresAt'>,
+  now: number,
+): boolean {
+  return row.leaseHolder !== null && row.leaseExpiresAt !== null && now < row.leaseExpiresAt;
+}
+
+/** The execute path's view of an episode (read with the session: findWithEpisode). */
+export interface EpisodeView {
+  worktree: string | null;
+  leaseHolder: string | null;
+  leaseFence: number;
+  /** `spendKey(effect, scope)` → spent */
+  spent: Map<string, number>;
+}
+
+/** The parameters `freeClaimCte` binds. */
+export type FreeClaimKey = 'episodeId' | 'holder' | 'freeFence' | 'expiresAt';
+
+/** How a statement composed with `freeClaimCte` refers to its claim. */
+export const FREE_CLAIM = {
+  /** the CTE's name: select FROM it to gate a write on the claim */
+  rows: 'took',
+  /** true when the claim took the lease */
+  taken: 'EXISTS (SELECT 1 FROM took)',
+  /** the new fence (null when not taken) */
+  fence: '(SELECT lease_fence FROM took)',
+} as const;
+
+/** The episode columns of `viewSql` as both drivers return them. */
+export interface RawView {
+  episode_found: boolean;
+  worktree: string | null;
+  lease_holder: string | null;
+  lease_fence: string | number | null;
 }
 
 /** An episode row as both drivers return it (bigint columns may come back as text). */
@@ -168,11 +252,16 @@ function episodeRow(row: RawEpisode): EpisodeRow {
   };
 }
 
-const INSERT_EPISODE_SQL =
-  'INSERT INTO broker.episodes (id) VALUES ($1::text) ON CONFLICT DO NOTHING';
+const INSERT_EPISODE = statement<{ id: string }>(
+  'broker_episode_insert',
+  (p) => `INSERT INTO broker.episodes (id) VALUES (${p('id', 'text')}) ON CONFLICT DO NOTHING`,
+);
 
-const LOCK_SQL = `SELECT id, worktree, lease_holder, lease_fence, lease_expires_at
-  FROM broker.episodes WHERE id = $1::text FOR UPDATE`;
+const LOCK = statement<{ id: string }>(
+  'broker_episode_lock',
+  (p) => `SELECT id, worktree, lease_holder, lease_fence, lease_expires_at
+  FROM broker.episodes WHERE id = ${p('id', 'text')} FOR UPDATE`,
+);
 
 /**
  * `cur` locks the row (in READ COMMITTED, FOR UPDATE waits for a concurrent writer and returns
@@ -181,28 +270,37 @@ const LOCK_SQL = `SELECT id, worktree, lease_holder, lease_fence, lease_expires_
  * be older), fence = its fence + 1; the answer carries the locked row's holder and expiry and,
  * when taken, the new fence.
  */
-const CLAIM_SQL = `WITH cur AS (
+const CLAIM = statement<{ id: string; holder: string; now: number; expiresAt: number }>(
+  'broker_lease_claim',
+  (p) => `WITH cur AS (
     SELECT id, worktree, lease_holder, lease_fence, lease_expires_at
-    FROM broker.episodes WHERE id = $1::text FOR UPDATE
+    FROM broker.episodes WHERE id = ${p('id', 'text')} FOR UPDATE
   ), took AS (
     UPDATE broker.episodes e
-    SET lease_holder = $2::text, lease_fence = cur.lease_fence + 1, lease_expires_at = $4::bigint
+    SET lease_holder = ${p('holder', 'text')}, lease_fence = cur.lease_fence + 1, lease_expires_at = ${p('expiresAt', 'bigint')}
     FROM cur
     WHERE e.id = cur.id
       AND (cur.lease_holder IS NULL OR cur.lease_expires_at IS NULL
-        OR $3::bigint >= cur.lease_expires_at)
+        OR ${p('now', 'bigint')} >= cur.lease_expires_at)
     RETURNING e.lease_fence
   )
   SELECT cur.worktree, cur.lease_holder, cur.lease_expires_at, took.lease_fence AS new_fence
-  FROM cur LEFT JOIN took ON true`;
+  FROM cur LEFT JOIN took ON true`,
+);
 
-const RENEW_SQL = `UPDATE broker.episodes SET lease_expires_at = $4::bigint
-  WHERE id = $1::text AND lease_holder = $2::text AND lease_fence = $3::bigint
-  RETURNING id`;
+const RENEW = statement<{ id: string; holder: string; fence: number; expiresAt: number }>(
+  'broker_lease_renew',
+  (p) => `UPDATE broker.episodes SET lease_expires_at = ${p('expiresAt', 'bigint')}
+  WHERE id = ${p('id', 'text')} AND lease_holder = ${p('holder', 'text')} AND lease_fence = ${p('fence', 'bigint')}
+  RETURNING id`,
+);
 
-const RELEASE_SQL = `WITH freed AS (
+const RELEASE = statement<{ id: string; holder: string; fence: number; channel: string }>(
+  'broker_lease_release',
+  (p) => `WITH freed AS (
     UPDATE broker.episodes SET lease_holder = NULL, lease_expires_at = NULL
-    WHERE id = $1::text AND lease_holder = $2::text AND lease_fence = $3::bigint
+    WHERE id = ${p('id', 'text')} AND lease_holder = ${p('holder', 'text')} AND lease_fence = ${p('fence', 'bigint')}
     RETURNING id
   )
-  SELECT freed.id, pg_notify($4::text, freed.id)::text AS notified FROM freed`;
+  SELECT freed.id, pg_notify(${p('channel', 'text')}, freed.id)::text AS notified FROM freed`,
+);

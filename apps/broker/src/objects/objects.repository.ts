@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { interfaceHashOf, type Ref, type WorldObject } from '@world/canonical';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { objects } from '../db/schema.js';
+import type { Bind } from '../db/statement.js';
 
 /**
  * The condition "the object in this row belongs to `episode`" (the facts behind contracts
@@ -47,26 +48,40 @@ export class ObjectsRepository {
 
   /**
    * Inserting objects, as a statement to compose into the caller's (a CTE of tx1 or tx2): the
-   * INSERT of `count` objects whose parameters start at `$first` (four per object: ref, semantic
-   * id, provenance, payload; see `insertParams`). An object already stored is kept as it is
-   * (content-addressed: same ref, same bytes; first writer's provenance wins). The text depends
-   * only on its arguments, so a statement built from it can be named (prepared once per
-   * connection). With `when` (an SQL condition, e.g. on a CTE), the rows are inserted only when
-   * it holds.
+   * INSERT of `count` objects whose parameters are named `object<i>.<field>` (see
+   * `insertValues`). An object already stored is kept as it is (content-addressed: same ref,
+   * same bytes; first writer's provenance wins). The text depends only on `count` and `when`,
+   * so a statement built from it can be named (prepared once per connection). With `when` (an
+   * SQL condition, e.g. on a CTE), the rows are inserted only when it holds.
    */
-  static insertSql(count: number, first: number, when?: string): string {
-    const rows = Array.from({ length: count }, (_, i) => {
-      const p = first + i * 4;
-      return `($${p}::text, $${p + 1}::text, $${p + 2}::text, $${p + 3}::bytea)`;
-    });
+  static insertSql(bind: Bind<ObjectKey>, count: number, when?: string): string {
+    const rows = Array.from(
+      { length: count },
+      (_, i) =>
+        `(${bind(`object${i}.ref`, 'text')}, ${bind(`object${i}.semanticId`, 'text')}, ` +
+        `${bind(`object${i}.provenance`, 'text')}, ${bind(`object${i}.payload`, 'bytea')})`,
+    );
     const into = 'INSERT INTO broker.objects (ref, semantic_id, provenance, payload)';
     return when === undefined
       ? `${into} VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`
       : `${into} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE ${when} ON CONFLICT DO NOTHING`;
   }
 
-  /** The parameters of `insertSql` for these objects, in order. */
-  static insertParams(items: readonly WorldObject[]): unknown[] {
-    return items.flatMap((o) => [o.hash, o.semanticId, o.provenance, o.payload]);
+  /** The values of `insertSql`'s parameters for these objects. */
+  static insertValues(items: readonly WorldObject[]): ObjectValues {
+    const values: ObjectValues = {};
+    items.forEach((o, i) => {
+      values[`object${i}.ref`] = o.hash;
+      values[`object${i}.semanticId`] = o.semanticId;
+      values[`object${i}.provenance`] = o.provenance;
+      values[`object${i}.payload`] = o.payload;
+    });
+    return values;
   }
 }
+
+/** The parameter names of `insertSql`: four per object. */
+export type ObjectKey = `object${number}.${'ref' | 'semanticId' | 'provenance' | 'payload'}`;
+
+/** The values of `insertSql`'s parameters, by name. */
+export type ObjectValues = { [K in ObjectKey]?: unknown };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PAGE_MAX, type ReplyOf } from '@world/contracts';
+import { PAGE_MAX, sessionStatus, type ReplyOf } from '@world/contracts';
 import { toSession } from './resolve-session.js';
 import { SessionsRepository } from './sessions.repository.js';
 
@@ -17,7 +17,7 @@ export class ListSessions {
       items: rows.map((row) => ({
         ...toSession(row),
         revokedAt: row.revokedAt,
-        live: row.revokedAt === null && now < row.expiresAt,
+        live: sessionStatus(row, now) === 'live',
       })),
     };
   }

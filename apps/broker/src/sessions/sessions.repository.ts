@@ -3,7 +3,15 @@ import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { SessionGrant } from '@world/contracts';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { grants, sessions } from '../db/schema.js';
-import { spendKey } from '../effects/spend-key.js';
+import { statement } from '../db/statement.js';
+import { EffectsRepository, spendKey } from '../effects/effects.repository.js';
+import {
+  EpisodesRepository,
+  type EpisodeView,
+  type RawView,
+} from '../episodes/episodes.repository.js';
+
+export type { EpisodeView };
 
 /** A stored session with its grants in mint order. */
 export interface SessionRow {
@@ -16,21 +24,9 @@ export interface SessionRow {
 }
 
 /**
- * What the execute path reads of an episode before tx1: its worktree, its lease (holder and
- * fence) and its spend per (effect, scope), all from one snapshot — the lease state and spend
- * let tx1 take a free lease and start the effect in one statement (EffectsRepository.beginFree).
- */
-export interface EpisodeView {
-  worktree: string | null;
-  leaseHolder: string | null;
-  leaseFence: number;
-  /** `spendKey(effect, scope)` → spent */
-  spent: Map<string, number>;
-}
-
-/**
  * The only code touching `broker.sessions` and `broker.grants` (`findWithEpisode` also reads an
- * episode's row and spend, to spare the execute path round trips).
+ * episode's row and spend, through the fragments of their repositories, to spare the execute
+ * path round trips).
  */
 @Injectable()
 export class SessionsRepository {
@@ -63,12 +59,8 @@ export class SessionsRepository {
    * or null when none was minted.
    */
   async find(credentialId: string): Promise<SessionRow | null> {
-    const { rows } = await this.database.query<RawSession>(
-      FIND_SQL,
-      [credentialId],
-      'broker_session_find',
-    );
-    return rows.length === 0 ? null : sessionRow(rows[0]!);
+    const [row] = (await FIND.run<RawSession>(this.database.query, { credentialId })).rows;
+    return row === undefined ? null : sessionRow(row);
   }
 
   /**
@@ -82,31 +74,30 @@ export class SessionsRepository {
     credentialId: string,
     episodeId: string,
   ): Promise<{ episode: EpisodeView | null; session: SessionRow | null }> {
-    const { rows } = await this.database.query<
-      Omit<RawSession, 'credential_id'> & {
-        credential_id: string | null;
-        episode_found: boolean;
-        worktree: string | null;
-        lease_holder: string | null;
-        lease_fence: string | number | null;
-        /** [effect, scope, spent] per spend row */
-        spend: Array<[string, string, number | string]>;
-      }
-    >(FIND_WITH_EPISODE_SQL, [episodeId, credentialId], 'broker_session_find_with_episode');
-    const row = rows[0]!;
-    return {
-      episode: row.episode_found
-        ? {
-            worktree: row.worktree,
-            leaseHolder: row.lease_holder,
-            leaseFence: Number(row.lease_fence),
-            spent: new Map(row.spend.map(([e, sc, n]) => [spendKey(e, sc), Number(n)])),
+    const [row] = (
+      await FIND_WITH_EPISODE.run<
+        Omit<RawSession, 'credential_id'> &
+          RawView & {
+            credential_id: string | null;
+            spend: Array<{ effect: string; scope: string; spent: number | string }>;
           }
-        : null,
-      session:
-        row.credential_id === null
+      >(this.database.query, { episodeId, credentialId })
+    ).rows;
+    const episode = EpisodesRepository.viewOf(row!);
+    return {
+      episode:
+        episode === null
           ? null
-          : sessionRow({ ...row, credential_id: row.credential_id }),
+          : {
+              ...episode,
+              spent: new Map(
+                row!.spend.map((sp) => [spendKey(sp.effect, sp.scope), Number(sp.spent)]),
+              ),
+            },
+      session:
+        row!.credential_id === null
+          ? null
+          : sessionRow({ ...row!, credential_id: row!.credential_id }),
     };
   }
 
@@ -166,8 +157,13 @@ interface RawSession {
   created_at: string | number;
   expires_at: string | number;
   revoked_at: string | number | null;
-  /** [effect, scope, budget, expiresAt] per grant, in mint order */
-  grants: Array<[string, string, number | string, number | string]>;
+  /** the grants in mint order */
+  grants: Array<{
+    effect: string;
+    scope: string;
+    budget: number | string;
+    expiresAt: number | string;
+  }>;
 }
 
 function sessionRow(row: RawSession): SessionRow {
@@ -177,30 +173,39 @@ function sessionRow(row: RawSession): SessionRow {
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-    grants: row.grants.map(([effect, scope, budget, expiresAt]) => ({
-      effect,
-      scope,
-      budget: Number(budget),
-      expiresAt: Number(expiresAt),
+    grants: row.grants.map((g) => ({
+      effect: g.effect,
+      scope: g.scope,
+      budget: Number(g.budget),
+      expiresAt: Number(g.expiresAt),
     })),
   };
 }
 
 const GRANTS_OF_S = `(SELECT coalesce(
-      json_agg(json_build_array(g.effect, g.scope, g.budget, g.expires_at) ORDER BY g.position),
+      json_agg(json_build_object('effect', g.effect, 'scope', g.scope, 'budget', g.budget,
+        'expiresAt', g.expires_at) ORDER BY g.position),
       '[]'::json)
     FROM broker.grants g WHERE g.credential_id = s.credential_id) AS grants`;
 
-const FIND_SQL = `SELECT s.credential_id, s.episode_id, s.created_at, s.expires_at, s.revoked_at,
+const FIND = statement<{ credentialId: string }>(
+  'broker_session_find',
+  (p) => `SELECT s.credential_id, s.episode_id, s.created_at, s.expires_at, s.revoked_at,
     ${GRANTS_OF_S}
-  FROM broker.sessions s WHERE s.credential_id = $1::text`;
+  FROM broker.sessions s WHERE s.credential_id = ${p('credentialId', 'text')}`,
+);
 
-const FIND_WITH_EPISODE_SQL = `SELECT e.id IS NOT NULL AS episode_found, e.worktree,
-    e.lease_holder, e.lease_fence,
-    (SELECT coalesce(json_agg(json_build_array(sp.effect, sp.scope, sp.spent)), '[]'::json)
-      FROM broker.spend sp WHERE sp.episode_id = $1::text) AS spend,
+/** findWithEpisode: the episode's view and spend and the session, one row from one snapshot. */
+const FIND_WITH_EPISODE = statement<{ episodeId: string; credentialId: string }>(
+  'broker_session_find_with_episode',
+  (p) => {
+    const episode = EpisodesRepository.viewSql(p);
+    return `SELECT ${episode.columns},
+    ${EffectsRepository.spendJsonSql(p)} AS spend,
     s.credential_id, s.episode_id, s.created_at, s.expires_at, s.revoked_at,
     ${GRANTS_OF_S}
   FROM (SELECT 1) AS one
-  LEFT JOIN broker.episodes e ON e.id = $1::text
-  LEFT JOIN broker.sessions s ON s.credential_id = $2::text`;
+  ${episode.join}
+  LEFT JOIN broker.sessions s ON s.credential_id = ${p('credentialId', 'text')}`;
+  },
+);

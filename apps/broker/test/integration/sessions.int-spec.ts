@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { BadRequestError, NotFoundError, credentialIdOf } from '@world/contracts';
+import { BadRequestError, NotFoundError, credentialIdOf, parseBearer } from '@world/contracts';
 import { eventually } from '@world/testing';
-import { resolveSession } from '../../src/index.js';
+import { classifySession } from '../../src/index.js';
+import { SessionsRepository } from '../../src/sessions/sessions.repository.js';
 import { MODES, RPC_TIMEOUT_MS, startHarness, type Harness } from '../support/harness.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };
@@ -112,6 +113,19 @@ describe.each(MODES)('sessions over %s', (_name, mode) => {
 
     const now = live.createdAt;
     const header = (token: string) => `Bearer ${token}`;
+    // What a direct caller of the broker's store does with an Authorization header: absent and
+    // malformed are decided before a credential id exists (world-spec §6.1), the rest by the
+    // stored session at `now`.
+    const resolveSession = async (
+      database: Harness['database'],
+      value: string | undefined,
+      at: number,
+    ) => {
+      const parsed = parseBearer(value);
+      if (parsed.kind !== 'token') return { status: parsed.kind };
+      const row = await new SessionsRepository(database).find(credentialIdOf(parsed.token));
+      return classifySession(row, at);
+    };
     await expect(resolveSession(h.database, undefined, now)).resolves.toEqual({ status: 'absent' });
     await expect(resolveSession(h.database, '', now)).resolves.toEqual({ status: 'absent' });
     await expect(resolveSession(h.database, 'Bearer xyz', now)).resolves.toEqual({

@@ -5,6 +5,7 @@ import {
   REST_COMMIT_GRANT,
   SessionAbsentError,
   SessionUnknownError,
+  grantDenial,
   parseBearer,
   type CommitAuthor,
   type ReadScope,
@@ -31,17 +32,13 @@ export const COMMIT_FORBIDDEN_MESSAGE = `this session holds no live ${REST_COMMI
 
 /**
  * True when a session may make REST commits: it holds a live `World.Commit=log:N` grant with
- * N ≥ 1 (DESIGN.md §3; REST commits do not spend the budget).
+ * N ≥ 1 — the grant law (contracts `grantDenial`) asked for cost 1 (DESIGN.md §3; REST commits
+ * do not spend the budget).
  * @param now epoch ms
  */
 export function holdsCommitGrant(session: Session, now: number): boolean {
-  return session.grants.some(
-    (g) =>
-      g.effect === REST_COMMIT_GRANT.effect &&
-      g.scope === REST_COMMIT_GRANT.scope &&
-      g.budget >= 1 &&
-      g.expiresAt > now,
-  );
+  const ask = { effect: REST_COMMIT_GRANT.effect, scope: REST_COMMIT_GRANT.scope, cost: 1, now };
+  return session.grants.some((g) => grantDenial({ ...g, remaining: g.budget }, ask) === null);
 }
 
 /** Client texts of the operator routes' refusals. */

@@ -4,6 +4,7 @@ import {
   SessionExpiredError,
   SessionUnknownError,
   credentialIdOf,
+  sessionStatus,
   type Session,
 } from '@world/contracts';
 import type { RpcClient } from '@world/runtime';
@@ -87,7 +88,7 @@ export class SessionResolver {
   }
 
   private live(session: Session, now: number): Session {
-    if (session.expiresAt <= now) {
+    if (sessionStatus(session, now) === 'expired') {
       this.cache.delete(session.credentialId);
       throw new SessionExpiredError();
     }

@@ -1,5 +1,10 @@
 import type { Ref } from '@world/canonical';
-import { PlanLawError, type EffectStatus } from '@world/contracts';
+import {
+  PlanLawError,
+  RESERVED_OUTPUT_KEY,
+  carriesReservedKey,
+  type EffectStatus,
+} from '@world/contracts';
 import type { EffectPlan } from '@world/tools';
 
 /** One executed (or denied) effect as the output's world block reports it. */
@@ -36,9 +41,9 @@ export function composeOutput(
   else if (effect !== null && effect.status === 'ok' && effect.output !== null)
     body = effect.output;
   else body = {};
-  if (Object.prototype.hasOwnProperty.call(body, 'world')) {
+  if (carriesReservedKey(body)) {
     throw new PlanLawError(
-      'plan law L6: the reserved key "world" appears in a transition or handler output',
+      `plan law L6: the reserved key "${RESERVED_OUTPUT_KEY}" appears in a transition or handler output`,
     );
   }
   const world: WorldBlock = {
