@@ -6,6 +6,7 @@ import { ExecuteEffect } from './effects/execute-effect.js';
 import { ListInvocationEffects } from './effects/list-invocation-effects.js';
 import { RecoverIntents } from './effects/recover-intents.js';
 import { StartEffect } from './effects/start-effect.js';
+import { CallerLiveness } from './episodes/caller-liveness.js';
 import { CreateEpisode, GetEpisode } from './episodes/create-episode.js';
 import { EpisodesController } from './episodes/episodes.controller.js';
 import { EpisodesRepository } from './episodes/episodes.repository.js';
@@ -68,6 +69,7 @@ export class BrokerModule {
         CreateEpisode,
         GetEpisode,
         LeaseSignals,
+        CallerLiveness,
         EpisodeLease,
         EpisodeSpend,
         PolicyFiles,

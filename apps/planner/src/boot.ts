@@ -17,6 +17,7 @@ import {
   type TransportConfig,
   type RpcClient,
 } from '@world/runtime';
+import { newCallerId, startLiveness } from './liveness/liveness.js';
 import { PlannerModule } from './planner.module.js';
 import { ToolRegistry } from './registry/tool-registry.js';
 
@@ -36,8 +37,9 @@ const log = serviceLogger('planner');
 /**
  * Starts a planner replica: builds the tool registry, publishes it to the ledger's registry head
  * `world/transition-registry/v1` (retrying until the ledger answers), then serves
- * `planner.*` in the `planner` queue group. close() stops taking calls, lets the calls in
- * flight finish (SHUTDOWN_DRAIN_MS), waits for their lease releases, then disconnects
+ * `planner.*` in the `planner` queue group, and its own liveness subject (startLiveness).
+ * close() stops taking calls, lets the calls in flight finish (SHUTDOWN_DRAIN_MS), waits for
+ * their lease releases, stops answering its liveness, then disconnects
  * (packages/runtime/README.md "Shutdown").
  */
 export async function startPlanner(
@@ -49,13 +51,20 @@ export async function startPlanner(
   const registry = new ToolRegistry();
   const background = new InFlight();
   const rpc = await connectRpc(options.transport, replica);
+  // Answering before the first call: a call waiting for a lease is granted it only while its
+  // planner answers (DESIGN.md §2).
+  const liveness = await startLiveness(newCallerId(), options.transport, { replica, rpc });
   const app = await startMicroservice(
     'planner',
     PlannerModule.register({
       rpc,
       registry,
       background,
-      settings: { replica, deadlines: deadlineTable(options.callDeadlineMs) },
+      settings: {
+        replica,
+        caller: liveness.caller,
+        deadlines: deadlineTable(options.callDeadlineMs),
+      },
     }),
     options.transport,
     // One NATS connection for the planner's requests and its replies (closed by rpc.close()).
@@ -79,6 +88,7 @@ export async function startPlanner(
             'lease releases still pending at shutdown; they will expire',
           );
         }
+        await liveness.close();
         await rpc.close();
       })();
       return closed;

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  CallerIdSchema,
   CredentialIdSchema,
   EpisodeIdSchema,
   EpochMs,
@@ -60,6 +61,11 @@ export const LeaseAcquireRequest = z.object({
   ttlMs: z.number().int().positive(),
   /** how long to wait for a held lease before giving up */
   waitMs: z.number().int().nonnegative(),
+  /**
+   * the requesting planner instance's caller id: a request that had to wait for the lease is
+   * granted it only while that instance answers its liveness subject (callerSubject)
+   */
+  caller: CallerIdSchema.optional(),
 });
 export const LeaseReply = z.object({
   fence: z.number().int().positive(),

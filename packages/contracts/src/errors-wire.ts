@@ -4,6 +4,7 @@
  */
 import {
   BadRequestError,
+  CallerGoneError,
   ClaimGivenUpError,
   CommitUncertainError,
   DeadlineExceededError,
@@ -67,6 +68,7 @@ const RESTORERS: Record<string, Restorer> = {
     ),
   Uncertain: (m) => new UncertainError(m),
   LeaseLost: (m, d) => new LeaseLostError(str(d.episodeId), Number(d.fence), m),
+  CallerGone: (m, d) => new CallerGoneError(str(d.episodeId), str(d.caller), m),
   DuplicateInvocation: (m, d) => new DuplicateInvocationError(str(d.invocationId), m),
   InvocationInFlight: (m) => new InvocationInFlightError(m),
   InvocationNotCommitted: (m) => new InvocationNotCommittedError(m),

@@ -1,5 +1,6 @@
 import {
   BadRequestError,
+  CallerGoneError,
   DuplicateInvocationError,
   EffectsUnrecordedError,
   HeadConflictError,
@@ -28,6 +29,7 @@ describe('wire errors (CONVENTIONS.md "Errors"): every class survives the wire w
     ['HeadConflict', new HeadConflictError('', REF)],
     ['EffectsUnrecorded', new EffectsUnrecordedError('a2a:ep1:t1', [REF], 'commit failed')],
     ['LeaseLost', new LeaseLostError('ep1', 3)],
+    ['CallerGone', new CallerGoneError('ep1', '0a1b2c3d4e5f6a7b')],
     ['DuplicateInvocation', new DuplicateInvocationError('mcp:ep1:k')],
     ['InvocationInFlight', new InvocationInFlightError()],
     ['InvocationNotCommitted', new InvocationNotCommittedError()],

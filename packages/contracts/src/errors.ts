@@ -246,6 +246,25 @@ export class LeaseLostError extends WorldError {
   }
 }
 
+/**
+ * A call that waited for its episode's lease, dropped before it was granted because its planner
+ * instance did not answer its liveness subject (DESIGN.md §2): nothing was written, nothing
+ * spent; safe to resend.
+ */
+export class CallerGoneError extends WorldError {
+  readonly errorClass = 'CallerGone';
+  constructor(
+    readonly episodeId: string,
+    readonly caller: string,
+    message = `the planner instance ${caller} waiting for the lease of episode "${episodeId}" did not answer; the call was dropped and nothing was written`,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { episodeId: this.episodeId, caller: this.caller };
+  }
+}
+
 /** The same invocation id was used for different content (world-internals §5.3). */
 export class DuplicateInvocationError extends WorldError {
   readonly errorClass = 'DuplicateInvocation';

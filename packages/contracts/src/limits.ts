@@ -200,6 +200,17 @@ export const EPISODE_LEASE_TTL_MS = 3_000;
 export const EPISODE_LEASE_RENEW_MS = EPISODE_LEASE_TTL_MS / 3;
 /** A lease waiter re-reads the episode row at least this often when no release wakes it (DESIGN.md §2). */
 export const LEASE_POLL_MS = 1_000;
+/**
+ * A call that had to wait for its episode's lease is granted it only once its planner instance
+ * answers `planner.alive.<caller>` within 2 s (DESIGN.md §2 "Per-episode serialization"): a
+ * SIGKILLed planner has no subscriber (NATS answers "no responders" at once) and a hung one does
+ * not answer in time, so the call is dropped before anything is written instead of running for
+ * a caller that is gone and holding the episode one more lease. A dead planner then stalls its
+ * episode one lease (EPISODE_LEASE_TTL_MS), a hung one at most one lease and this wait.
+ */
+export const PLANNER_LIVENESS_MS = 2_000;
+/** Random bytes of a planner instance's caller id, the name of its liveness subject (hex). */
+export const PLANNER_CALLER_BYTES = 8;
 /** `git worktree add` / copying a source tree for a new episode ends after 60 s. */
 export const EPISODE_SOURCE_MS = 60_000;
 /** Random bytes in the name of an atomic write's temporary file (hex-encoded). */

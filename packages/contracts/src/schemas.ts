@@ -19,6 +19,15 @@ export const SurfaceSchema = z.enum(['mcp', 'a2a']);
 export const NonNegInt = z.number().int().nonnegative();
 export const EpochMs = z.number().int().nonnegative();
 
+/**
+ * A planner instance's caller id: PLANNER_CALLER_BYTES random bytes in hex, new for every planner
+ * process (a restarted replica of the same name is another caller). It names the instance's
+ * liveness subject, so it is one subject token (no `.`, `*`, `>` or spaces).
+ */
+export const CallerIdSchema = z
+  .string()
+  .regex(/^[0-9a-f]{1,64}$/, 'caller id must be 1 to 64 lowercase hex characters');
+
 export const GrantSchema = z.object({
   effect: z.string().min(1),
   scope: z.string().min(1),

@@ -5,6 +5,7 @@
  * (`broadcast` events reach every replica, others one replica of the group).
  */
 import { z } from 'zod';
+import { BadRequestError } from './errors.js';
 import {
   CredentialIdSchema,
   EpisodeIdSchema,
@@ -22,6 +23,7 @@ import {
   WorldSchema,
   EffectRecordSchema,
   TaskIdSchema,
+  CallerIdSchema,
 } from './schemas.js';
 import { CommitAuthorSchema, ObjectGetRequest, ReadScopeSchema } from './visibility.js';
 import {
@@ -223,6 +225,23 @@ export const PlannerInfoReply = z.object({
   semanticsEpoch: NonNegInt,
 });
 
+/** What a planner instance answers on its liveness subject: its own caller id. */
+export const PlannerAliveReply = z.object({ caller: CallerIdSchema });
+
+/**
+ * The liveness subject of one planner instance: `planner.alive.<caller>` (on the wire
+ * `<prefix>.planner.alive.<caller>`). Only that instance subscribes to it, for as long as its
+ * connection lives, so "no responders" or no answer means the instance is gone (DESIGN.md §2).
+ * Its contract is `planner.alive`'s; both transports route a subject by its text, so the name
+ * is typed as the contract's.
+ * @throws BadRequestError when `caller` is not a caller id (CallerIdSchema)
+ */
+export function callerSubject(caller: string): 'planner.alive' {
+  if (!CallerIdSchema.safeParse(caller).success)
+    throw new BadRequestError(`caller id "${caller}" is not 1 to 64 lowercase hex characters`);
+  return `planner.alive.${caller}` as 'planner.alive';
+}
+
 // ---------------------------------------------------------------- the table
 
 /** The contract of one subject. */
@@ -317,6 +336,8 @@ export const CONTRACTS = {
   'planner.invoke': rq(InvokeRequest, InvokeReply),
   'planner.health': rq(Empty, Health),
   'planner.info': rq(Empty, PlannerInfoReply),
+  /** addressed to one planner instance: sent on callerSubject(caller), never on this name */
+  'planner.alive': rq(Empty, PlannerAliveReply),
 } as const satisfies Record<string, SubjectContract>;
 
 export type SubjectName = keyof typeof CONTRACTS;

@@ -115,7 +115,7 @@ export class StartEffect {
 
   /** The locking way: the lease taken in tx1 under the row lock, waiting while it is held. */
   private async locking(acquire: AcquireArgs, job: StartJob): Promise<Started> {
-    const { holder, ttlMs, waitMs } = acquire;
+    const { holder, ttlMs, waitMs, caller } = acquire;
     const mark = startMark();
     let timed = false;
     const leaseHeld = () => {
@@ -124,7 +124,7 @@ export class StartEffect {
       observePhase(this.replica, 'lease', mark);
     };
     try {
-      return await this.lease.acquireVia({ episodeId: job.episodeId, waitMs }, (now) =>
+      return await this.lease.acquireVia({ episodeId: job.episodeId, waitMs, caller }, (now) =>
         this.effects.begin(job.episodeId, { acquire: { holder, ttlMs, now } }, (spent) => {
           leaseHeld();
           return job.authorize(spent);

@@ -15,6 +15,7 @@ import {
   worldMetrics,
   type Renewal,
 } from '@world/runtime';
+import { CallerLiveness } from './caller-liveness.js';
 import { EpisodesRepository, type LeaseGrant } from './episodes.repository.js';
 import { LeaseSignals } from './lease-signals.js';
 
@@ -28,7 +29,10 @@ export type AcquireInput = ParsedRequestOf<'broker.episode.acquire'>;
  * world-spec §2.10). A lease is taken when free or expired (fence += 1, tookOver when it
  * replaced an expired holder); otherwise the caller waits up to waitMs — woken by local
  * releases, by NOTIFY from other replicas, at the holder's expiry, and by a slow poll — then
- * gets DeadlineExceededError. Only holder+fence may renew or release. The row lock makes two
+ * gets DeadlineExceededError. A request that had to wait and names its planner instance
+ * (`caller`) is granted the lease only while that instance answers (CallerLiveness): one whose
+ * planner is gone is dropped with CallerGoneError before anything is written, instead of taking
+ * the lapsed lease for a caller that cannot use it. Only holder+fence may renew or release. The row lock makes two
  * holders impossible: every take-over increments the fence, so an old fence is stale.
  * Counts in `world_lease_waits_total` / `world_lease_wait_seconds` the acquisitions that found
  * the lease held, and in `world_lease_takeovers_total` those that replaced an expired holder.
@@ -38,6 +42,7 @@ export class EpisodeLease {
   constructor(
     private readonly episodes: EpisodesRepository,
     private readonly signals: LeaseSignals,
+    private readonly callers: CallerLiveness,
     @Inject(REPLICA) private readonly replica: string,
   ) {}
 
@@ -53,11 +58,14 @@ export class EpisodeLease {
    * took it (returns a grant-like result whose tookOver is counted) or found it held (returns the
    * holder's expiry, having written nothing). `broker.effect.execute` passes its tx1, so the
    * lease is taken in the same transaction as the effect's start (one round trip and one commit
-   * fewer). Waits, wake-ups, deadline and metrics are those of `acquire`.
-   * @throws DeadlineExceededError when the lease stays held for waitMs; whatever attempt throws
+   * fewer). Waits, wake-ups, deadline and metrics are those of `acquire`; after each wait, a
+   * request naming its `caller` asks that planner instance whether it is still there before it
+   * attempts again.
+   * @throws DeadlineExceededError when the lease stays held for waitMs; CallerGoneError when the
+   *   caller did not answer after a wait (nothing written); whatever attempt throws
    */
   async acquireVia<T extends { tookOver: boolean }>(
-    input: Pick<AcquireInput, 'episodeId' | 'waitMs'>,
+    input: Pick<AcquireInput, 'episodeId' | 'waitMs' | 'caller'>,
     attempt: (now: number) => Promise<T | { heldUntil: number }>,
   ): Promise<T> {
     const deadline = Date.now() + input.waitMs;
@@ -90,6 +98,20 @@ export class EpisodeLease {
           );
         }
         await subscription.wait(Math.min(left, LEASE_POLL_MS, result.heldUntil - now));
+        if (input.caller !== undefined) {
+          try {
+            await this.callers.ensureAlive(input.caller, input.episodeId);
+          } catch (err) {
+            metrics.leaseWaitSeconds.observe(
+              { replica: this.replica },
+              elapsedSeconds(waitedSince),
+            );
+            // The release that woke this waiter may have been meant for the next one: leaving
+            // with a signal passes it on (close), so the next waiter tries at once.
+            this.signals.wake(input.episodeId);
+            throw err;
+          }
+        }
       }
     } finally {
       subscription.close();

@@ -203,6 +203,14 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     mcp: HOST_TIMEOUT,
     a2a: A2A_DEADLINE,
   },
+  // A call dropped at the lease because its planner looked gone: nothing ran, safe to resend.
+  CallerGone: {
+    status: 503,
+    restClass: 'Timeout',
+    restMessage: REST_MESSAGES.timeout,
+    mcp: HOST_TIMEOUT,
+    a2a: A2A_DEADLINE,
+  },
   CommitUncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
   Uncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
   ProjectionUnavailable: { status: 503, restClass: 'ProjectionUnavailable', mcp: HOST },

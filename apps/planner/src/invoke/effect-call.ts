@@ -109,7 +109,7 @@ export class EffectCall {
             invocationId: inv.invocationId,
             credentialId: inv.req.session.credentialId,
             episodeId: inv.req.session.episodeId,
-            acquire: { holder, ttlMs: EPISODE_LEASE_TTL_MS, waitMs },
+            acquire: { holder, ttlMs: EPISODE_LEASE_TTL_MS, waitMs, caller: this.settings.caller },
             now: inv.started,
             effect,
             handlerMs: d.handlerMs,

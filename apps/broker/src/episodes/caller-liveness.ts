@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CallerGoneError, PLANNER_LIVENESS_MS, callerSubject } from '@world/contracts';
+import { RPC, serviceLogger, type RpcClient } from '@world/runtime';
+
+const log = serviceLogger('broker');
+
+/**
+ * Whether the planner instance behind a waiting lease request is still there (DESIGN.md §2
+ * "Per-episode serialization"): it is asked on its own liveness subject (callerSubject), which
+ * only that instance subscribes to for as long as its connection lives. An answer naming it
+ * within PLANNER_LIVENESS_MS is alive; "no responders" (a SIGKILLed process has no subscriber),
+ * a timeout (a hung one) or any other failure to answer is gone. Embedded mode's planner answers
+ * on the in-process bus, so it is always alive there.
+ */
+@Injectable()
+export class CallerLiveness {
+  constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
+
+  /**
+   * @param caller the planner instance's caller id (the lease request's `caller`)
+   * @param episodeId the episode whose lease it waits for (for the error and the log)
+   * @throws CallerGoneError when the instance does not answer (nothing was written)
+   */
+  async ensureAlive(caller: string, episodeId: string): Promise<void> {
+    let answered: string | undefined;
+    try {
+      answered = (
+        await this.rpc.request(callerSubject(caller), {}, { timeoutMs: PLANNER_LIVENESS_MS })
+      ).caller;
+    } catch (err) {
+      log.warn(
+        { episodeId, caller, err },
+        'the planner of a call waiting for the lease did not answer; the call is dropped',
+      );
+      throw new CallerGoneError(episodeId, caller);
+    }
+    if (answered !== caller) {
+      log.warn({ episodeId, caller, answered }, 'another planner answered a liveness subject');
+      throw new CallerGoneError(episodeId, caller);
+    }
+  }
+}
