@@ -55,8 +55,8 @@ const DEADLINE_MS = CALL_DEADLINE_MS;
 /**
  * The kill scenarios (where calls failing under load are classified, not forbidden) run at 30 s,
  * so a call's lease wait (9 s) outlasts what a kill leaves behind: the dead holder's lease
- * (EPISODE_LEASE_TTL_MS after its last renewal) and, when the dead planner had a second call of
- * the episode queued in a broker, that call's lease too (taken at the lapse, then unrenewed).
+ * (EPISODE_LEASE_TTL_MS after its last renewal; a dead planner's call queued in a broker for it is
+ * dropped at the lapse, its planner no longer answering its liveness subject).
  * Under the old 33 s lease the probes fail.
  */
 const KILL_DEADLINE_MS = 30_000;
