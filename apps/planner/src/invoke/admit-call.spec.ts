@@ -11,7 +11,11 @@ import { ToolRegistry } from '../registry/tool-registry.js';
 import { AdmitCall } from './admit-call.js';
 
 const registry = new ToolRegistry();
-const admit = new AdmitCall(registry, { replica: 'p1', deadlines: deadlineTable(20_000) });
+const admit = new AdmitCall(registry, {
+  replica: 'p1',
+  caller: 'c0ffee00c0ffee00',
+  deadlines: deadlineTable(20_000),
+});
 const READ = registry.get('ailang-read')!.descriptor;
 const WRITE = registry.get('ailang-write')!.descriptor;
 const NOW = 1_000;
