@@ -108,5 +108,6 @@ describe('the embedded runner leaves nothing behind', () => {
       'threads and children back to the baseline',
     );
     expect(after).toEqual(baseline);
-  });
+    // 200 runs on a loaded 2-core machine can take minutes; what is asserted is the counts, not the time.
+  }, 300_000);
 });
