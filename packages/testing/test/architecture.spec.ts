@@ -1,10 +1,9 @@
 /**
- * ARCHITECTURE.md names the code as it is (its own promise, and CONVENTIONS "One shape per
- * service"): every backticked path exists, every backticked subject is a contract of
- * packages/contracts/src/subjects.ts, every backticked name occurs in the source, a name written
- * next to its file — `Name` (`path.ts`) — occurs in that file, and each row of the laws table
- * names functions found in its files. A rename or a move that leaves the document behind fails
- * here.
+ * ARCHITECTURE.md names the code as it is (the promise of its first paragraph): every backticked
+ * path exists, every backticked subject is a contract of packages/contracts/src/subjects.ts,
+ * every backticked name occurs in the source, a name written next to its file — `Name`
+ * (`path.ts`) — occurs in that file, and each row of the laws table names functions found in its
+ * files. A rename or a move that leaves the document behind fails here.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
