@@ -7,7 +7,6 @@ export {
 export { bootstrapDemo, DEMO_EPISODE, DEMO_EFFECTS, DEMO_TEMPLATE } from './system/demo.js';
 export { worldPaths, type WorldPaths } from './system/paths.js';
 export {
-  parseReplicas,
   spawnServices,
   spawnService,
   stopServices,
@@ -16,3 +15,4 @@ export {
   type ServiceProcess,
   type UpSystem,
 } from './system/up.js';
+export { parseReplicas } from './system/up-args.js';

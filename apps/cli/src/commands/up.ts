@@ -2,7 +2,8 @@ import { underHomeLock, type HomeLockOptions } from '../system/home-lock.js';
 import { loadStartEnv } from './start.js';
 import { worldPaths } from '../system/paths.js';
 import { superviseReplicas } from '../system/supervise.js';
-import { parseReplicas, startUp, type UpSystem } from '../system/up.js';
+import { parseReplicas } from '../system/up-args.js';
+import { startUp, type UpSystem } from '../system/up.js';
 
 /**
  * `world up [--replicas …]`: starts each service as its own process against NATS_URL and

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { UP_MAX_REPLICAS } from '@world/contracts';
 import { CliError } from '../commands/util.js';
-import { parseReplicas, parseUpBind, replicaEnv, serviceEntry, SERVICES, startUp } from './up.js';
+import { parseReplicas, parseUpBind, SERVICES } from './up-args.js';
+import { replicaEnv, serviceEntry, startUp } from './up.js';
 
 const APPS = fileURLToPath(new URL('../../../', import.meta.url));
 

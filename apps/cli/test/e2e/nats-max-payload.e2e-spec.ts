@@ -18,7 +18,8 @@ import {
   type TestDatabase,
   type TestNatsServer,
 } from '@world/testing';
-import { SERVICES, serviceEntry } from '../../src/system/up.js';
+import { SERVICES } from '../../src/system/up-args.js';
+import { serviceEntry } from '../../src/system/up.js';
 import { requireBuiltCli, runCli } from '../support/cli.js';
 
 const E2E_TIMEOUT_MS = 120_000;

@@ -41,13 +41,8 @@ import {
   uniquePrefix,
   type TestDatabase,
 } from '@world/testing';
-import {
-  SERVICES,
-  serviceEntry,
-  startUp,
-  type ServiceProcess,
-  type UpSystem,
-} from '../../src/system/up.js';
+import { SERVICES } from '../../src/system/up-args.js';
+import { serviceEntry, startUp, type ServiceProcess, type UpSystem } from '../../src/system/up.js';
 
 const REPLICAS = 'gateway=2,planner=2,broker=3,ledger=2';
 /** The 400-call load runs at the default deadline: its calls must all commit on a busy machine. */

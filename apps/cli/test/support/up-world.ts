@@ -18,7 +18,8 @@ import {
   uniquePrefix,
   type TestDatabase,
 } from '@world/testing';
-import { SERVICES, serviceEntry, startUp, type UpSystem } from '../../src/system/up.js';
+import { SERVICES } from '../../src/system/up-args.js';
+import { serviceEntry, startUp, type UpSystem } from '../../src/system/up.js';
 
 /** A JSON-RPC answer of `/a2a` or `/mcp`. */
 export interface JsonRpcAnswer {
