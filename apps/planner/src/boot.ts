@@ -17,6 +17,7 @@ import {
   type TransportConfig,
   type RpcClient,
 } from '@world/runtime';
+import { CallCancellations } from './invoke/call-cancellations.js';
 import { newCallerId, startLiveness } from './liveness/liveness.js';
 import { PlannerModule } from './planner.module.js';
 import { ToolRegistry } from './registry/tool-registry.js';
@@ -51,19 +52,26 @@ export async function startPlanner(
   const registry = new ToolRegistry();
   const background = new InFlight();
   const rpc = await connectRpc(options.transport, replica);
+  const deadlines = deadlineTable(options.callDeadlineMs);
+  const cancellations = new CallCancellations(rpc, deadlines.totalMs, replica);
   // Answering before the first call: a call waiting for a lease is granted it only while its
-  // planner answers (DESIGN.md §2).
-  const liveness = await startLiveness(newCallerId(), options.transport, { replica, rpc });
+  // planner answers (DESIGN.md §2), and not once its client cancelled it.
+  const liveness = await startLiveness(newCallerId(), options.transport, {
+    replica,
+    rpc,
+    cancelled: (invocationId) => cancellations.cancelledInvocation(invocationId),
+  });
   const app = await startMicroservice(
     'planner',
     PlannerModule.register({
       rpc,
       registry,
       background,
+      cancellations,
       settings: {
         replica,
         caller: liveness.caller,
-        deadlines: deadlineTable(options.callDeadlineMs),
+        deadlines,
       },
     }),
     options.transport,
@@ -89,6 +97,7 @@ export async function startPlanner(
           );
         }
         await liveness.close();
+        cancellations.close();
         await rpc.close();
       })();
       return closed;

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { RPC, type InFlight, type RpcClient } from '@world/runtime';
 import { AdmitCall } from './invoke/admit-call.js';
+import { CallCancellations } from './invoke/call-cancellations.js';
 import { CommitCall } from './invoke/commit-call.js';
 import { EffectCall } from './invoke/effect-call.js';
 import { EpisodeLeases } from './invoke/episode-leases.js';
@@ -22,6 +23,8 @@ export class PlannerModule {
     registry: ToolRegistry;
     /** background work a shutdown waits for (lease releases) */
     background: InFlight;
+    /** the client cancellations this replica heard (shared with its liveness answer) */
+    cancellations: CallCancellations;
   }): DynamicModule {
     return {
       module: PlannerModule,
@@ -31,6 +34,7 @@ export class PlannerModule {
         { provide: PLANNER_SETTINGS, useValue: deps.settings },
         { provide: ToolRegistry, useValue: deps.registry },
         { provide: PLANNER_BACKGROUND, useValue: deps.background },
+        { provide: CallCancellations, useValue: deps.cancellations },
         AdmitCall,
         InvocationClaims,
         PlanCall,

@@ -5,6 +5,7 @@
 import {
   BadRequestError,
   CallerGoneError,
+  CallCancelledError,
   ClaimGivenUpError,
   CommitUncertainError,
   DeadlineExceededError,
@@ -69,6 +70,7 @@ const RESTORERS: Record<string, Restorer> = {
   Uncertain: (m) => new UncertainError(m),
   LeaseLost: (m, d) => new LeaseLostError(str(d.episodeId), Number(d.fence), m),
   CallerGone: (m, d) => new CallerGoneError(str(d.episodeId), str(d.caller), m),
+  CallCancelled: (m, d) => new CallCancelledError(str(d.invocationId), m),
   DuplicateInvocation: (m, d) => new DuplicateInvocationError(str(d.invocationId), m),
   InvocationInFlight: (m) => new InvocationInFlightError(m),
   InvocationNotCommitted: (m) => new InvocationNotCommittedError(m),

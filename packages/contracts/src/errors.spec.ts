@@ -1,6 +1,7 @@
 import {
   BadRequestError,
   CallerGoneError,
+  CallCancelledError,
   DuplicateInvocationError,
   EffectsUnrecordedError,
   HeadConflictError,
@@ -30,6 +31,7 @@ describe('wire errors (CONVENTIONS.md "Errors"): every class survives the wire w
     ['EffectsUnrecorded', new EffectsUnrecordedError('a2a:ep1:t1', [REF], 'commit failed')],
     ['LeaseLost', new LeaseLostError('ep1', 3)],
     ['CallerGone', new CallerGoneError('ep1', '0a1b2c3d4e5f6a7b')],
+    ['CallCancelled', new CallCancelledError('mcp:ep1:k')],
     ['DuplicateInvocation', new DuplicateInvocationError('mcp:ep1:k')],
     ['InvocationInFlight', new InvocationInFlightError()],
     ['InvocationNotCommitted', new InvocationNotCommittedError()],

@@ -265,6 +265,26 @@ export class CallerGoneError extends WorldError {
   }
 }
 
+/**
+ * A call its client cancelled (MCP `notifications/cancelled`, or the request's stream closed)
+ * that was stopped before its effect was handed to the broker, or while it waited there for the
+ * episode lease: no intent, no spend, no record, no log entry (world-internals §5.5 "before
+ * intent → never dispatched"). The client is sent no response (MCP basic/utilities/cancellation);
+ * a resend of the same task id runs the call afresh.
+ */
+export class CallCancelledError extends WorldError {
+  readonly errorClass = 'CallCancelled';
+  constructor(
+    readonly invocationId: string,
+    message = `invocation ${invocationId} was cancelled by its client before its effect was handed to the broker; nothing was written`,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { invocationId: this.invocationId };
+  }
+}
+
 /** The same invocation id was used for different content (world-internals §5.3). */
 export class DuplicateInvocationError extends WorldError {
   readonly errorClass = 'DuplicateInvocation';

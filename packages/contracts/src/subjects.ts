@@ -189,6 +189,9 @@ export const LedgerCommittedEvent = z.object({
 export const ToolsListRequest = z.object({ grants: z.array(SessionGrantSchema), now: EpochMs });
 export const ToolsListReply = z.object({ tools: z.array(ToolDescriptorSchema) });
 
+/** A gateway's handle for one in-flight call it may cancel: a random UUID. */
+export const CallIdSchema = z.uuid();
+
 export const InvokeRequest = z.object({
   surface: SurfaceSchema,
   session: SessionSchema,
@@ -201,6 +204,13 @@ export const InvokeRequest = z.object({
    * with TransitionPinMismatch unless it is the registered tool's (world-spec §6.5)
    */
   transitionFn: RefSchema.optional(),
+  /**
+   * the caller's handle for cancelling this call: a `planner.call.cancelled` naming it stops the
+   * call if it comes before the call's effect is handed to the broker (or, for a plan refusal,
+   * before its commit is sent), or while the broker waits for the episode lease (MCP
+   * cancellation; README "Cancellation")
+   */
+  callId: CallIdSchema.optional(),
 });
 export const InvokeReply = z.object({
   invocationId: z.string(),
@@ -225,8 +235,22 @@ export const PlannerInfoReply = z.object({
   semanticsEpoch: NonNegInt,
 });
 
-/** What a planner instance answers on its liveness subject: its own caller id. */
-export const PlannerAliveReply = z.object({ caller: CallerIdSchema });
+/**
+ * What the broker asks a planner instance on its liveness subject: optionally the invocation
+ * that waits for the lease, so the planner can say it was cancelled meanwhile.
+ */
+export const PlannerAliveRequest = z
+  .object({ invocationId: z.string().min(1).optional() })
+  .strict();
+/**
+ * What a planner instance answers on its liveness subject: its own caller id, and `cancelled`
+ * when the asked invocation's client cancelled it (the broker then drops the waiting call with
+ * CallCancelledError, nothing written).
+ */
+export const PlannerAliveReply = z.object({
+  caller: CallerIdSchema,
+  cancelled: z.boolean().optional(),
+});
 
 /**
  * The liveness subject of one planner instance: `planner.alive.<caller>` (on the wire
@@ -337,7 +361,12 @@ export const CONTRACTS = {
   'planner.health': rq(Empty, Health),
   'planner.info': rq(Empty, PlannerInfoReply),
   /** addressed to one planner instance: sent on callerSubject(caller), never on this name */
-  'planner.alive': rq(Empty, PlannerAliveReply),
+  'planner.alive': rq(PlannerAliveRequest, PlannerAliveReply),
+  /**
+   * a client cancelled the call it started with this callId (gateway, MCP cancellation): every
+   * planner replica hears it, the one running the call stops it if it is not yet handed off
+   */
+  'planner.call.cancelled': ev(z.object({ callId: CallIdSchema }), true),
 } as const satisfies Record<string, SubjectContract>;
 
 export type SubjectName = keyof typeof CONTRACTS;

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { LATENCY_BUCKETS_SECONDS } from '@world/contracts';
 
 /** How a tool call ended, as `world_calls_total` counts it (see callOutcome in the planner). */
-export type CallOutcome = 'ok' | 'refused' | 'denied' | 'failed' | 'unrecorded';
+export type CallOutcome = 'ok' | 'refused' | 'denied' | 'failed' | 'unrecorded' | 'cancelled';
 /** The timed phases of a call: planner plan/finish/commit, broker lease/execute (DESIGN.md §2). */
 export type Phase = 'plan' | 'lease' | 'execute' | 'finish' | 'commit';
 
@@ -17,6 +17,11 @@ export interface WorldMetrics {
   registry: Registry;
   /** `world_calls_total{replica,tool,surface,outcome}` (planner) */
   calls: Counter<'replica' | 'tool' | 'surface' | 'outcome'>;
+  /**
+   * `world_call_cancels_total{replica}` (planner: client cancellations heard for a call this
+   * replica was running at the time, whether or not it could still stop it)
+   */
+  callCancels: Counter<'replica'>;
   /** `world_phase_seconds{replica,phase}` (planner: plan, finish, commit; broker: lease, execute) */
   phaseSeconds: Histogram<'replica' | 'phase'>;
   /** `world_budget_denials_total{replica,effect}` (broker: decisions denied:budget) */
@@ -55,8 +60,14 @@ export function worldMetrics(): WorldMetrics {
     registry,
     calls: new Counter({
       name: 'world_calls_total',
-      help: 'Tool calls by tool, surface and outcome (ok, refused, denied, failed, unrecorded)',
+      help: 'Tool calls by tool, surface and outcome (ok, refused, denied, failed, unrecorded, cancelled)',
       labelNames: ['replica', 'tool', 'surface', 'outcome'],
+      registers,
+    }),
+    callCancels: new Counter({
+      name: 'world_call_cancels_total',
+      help: 'Client cancellations heard for a call this planner replica was running',
+      labelNames: ['replica'],
       registers,
     }),
     phaseSeconds: new Histogram({

@@ -115,6 +115,7 @@ export class ExecuteEffect {
     };
     const begun = await this.starts.start(chooseStart(hold, view), {
       episodeId,
+      invocationId,
       spentAtRead: view.spent,
       authorize: (spent) => authorize(input, spent),
     });

@@ -56,6 +56,8 @@ export function chooseStart(hold: LeaseHold, episode: EpisodeView): StartWay {
 /** What every way of tx1 is given: the episode and the pure authorize step to run on a spend. */
 export interface StartJob {
   episodeId: string;
+  /** the invocation the effect belongs to (asked about when its call waited for the lease) */
+  invocationId: string;
   /** the execute path's read of the episode's spend (what the one-statement way decides on) */
   spentAtRead: SpendMap;
   authorize: (spent: SpendMap) => Authorization;
@@ -124,11 +126,13 @@ export class StartEffect {
       observePhase(this.replica, 'lease', mark);
     };
     try {
-      return await this.lease.acquireVia({ episodeId: job.episodeId, waitMs, caller }, (now) =>
-        this.effects.begin(job.episodeId, { acquire: { holder, ttlMs, now } }, (spent) => {
-          leaseHeld();
-          return job.authorize(spent);
-        }),
+      return await this.lease.acquireVia(
+        { episodeId: job.episodeId, waitMs, caller, invocationId: job.invocationId },
+        (now) =>
+          this.effects.begin(job.episodeId, { acquire: { holder, ttlMs, now } }, (spent) => {
+            leaseHeld();
+            return job.authorize(spent);
+          }),
       );
     } finally {
       leaseHeld();

@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CallerGoneError, PLANNER_LIVENESS_MS, callerSubject } from '@world/contracts';
+import {
+  CallCancelledError,
+  CallerGoneError,
+  PLANNER_LIVENESS_MS,
+  callerSubject,
+} from '@world/contracts';
 import { RPC, serviceLogger, type RpcClient } from '@world/runtime';
 
 const log = serviceLogger('broker');
@@ -19,14 +24,22 @@ export class CallerLiveness {
   /**
    * @param caller the planner instance's caller id (the lease request's `caller`)
    * @param episodeId the episode whose lease it waits for (for the error and the log)
-   * @throws CallerGoneError when the instance does not answer (nothing was written)
+   * @param invocationId the waiting effect's invocation: the planner answers `cancelled` when
+   *   its client cancelled it meanwhile (README "Cancellation")
+   * @throws CallerGoneError when the instance does not answer, CallCancelledError when it says
+   *   the invocation was cancelled (nothing was written either way)
    */
-  async ensureAlive(caller: string, episodeId: string): Promise<void> {
+  async ensureAlive(caller: string, episodeId: string, invocationId?: string): Promise<void> {
     let answered: string | undefined;
+    let cancelled = false;
     try {
-      answered = (
-        await this.rpc.request(callerSubject(caller), {}, { timeoutMs: PLANNER_LIVENESS_MS })
-      ).caller;
+      const reply = await this.rpc.request(
+        callerSubject(caller),
+        invocationId === undefined ? {} : { invocationId },
+        { timeoutMs: PLANNER_LIVENESS_MS },
+      );
+      answered = reply.caller;
+      cancelled = reply.cancelled === true;
     } catch (err) {
       log.warn(
         { episodeId, caller, err },
@@ -37,6 +50,10 @@ export class CallerLiveness {
     if (answered !== caller) {
       log.warn({ episodeId, caller, answered }, 'another planner answered a liveness subject');
       throw new CallerGoneError(episodeId, caller);
+    }
+    if (cancelled && invocationId !== undefined) {
+      log.info({ episodeId, invocationId }, 'a call waiting for the lease was cancelled; dropped');
+      throw new CallCancelledError(invocationId);
     }
   }
 }

@@ -59,13 +59,14 @@ export class EpisodeLease {
    * holder's expiry, having written nothing). `broker.effect.execute` passes its tx1, so the
    * lease is taken in the same transaction as the effect's start (one round trip and one commit
    * fewer). Waits, wake-ups, deadline and metrics are those of `acquire`; after each wait, a
-   * request naming its `caller` asks that planner instance whether it is still there before it
-   * attempts again.
+   * request naming its `caller` asks that planner instance whether it is still there — and,
+   * for an effect's tx1, whether the invocation's client cancelled it — before it attempts again.
    * @throws DeadlineExceededError when the lease stays held for waitMs; CallerGoneError when the
-   *   caller did not answer after a wait (nothing written); whatever attempt throws
+   *   caller did not answer after a wait, CallCancelledError when it said the invocation was
+   *   cancelled (nothing written either way); whatever attempt throws
    */
   async acquireVia<T extends { tookOver: boolean }>(
-    input: Pick<AcquireInput, 'episodeId' | 'waitMs' | 'caller'>,
+    input: Pick<AcquireInput, 'episodeId' | 'waitMs' | 'caller'> & { invocationId?: string },
     attempt: (now: number) => Promise<T | { heldUntil: number }>,
   ): Promise<T> {
     const deadline = Date.now() + input.waitMs;
@@ -100,7 +101,7 @@ export class EpisodeLease {
         await subscription.wait(Math.min(left, LEASE_POLL_MS, result.heldUntil - now));
         if (input.caller !== undefined) {
           try {
-            await this.callers.ensureAlive(input.caller, input.episodeId);
+            await this.callers.ensureAlive(input.caller, input.episodeId, input.invocationId);
           } catch (err) {
             metrics.leaseWaitSeconds.observe(
               { replica: this.replica },

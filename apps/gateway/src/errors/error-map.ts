@@ -24,6 +24,8 @@ export const JSONRPC = {
 export const HOST_FAILURE = {
   failed: 'host callback failed',
   timedOut: 'host callback timed out',
+  /** world-internals §7.1's fixed text for cancellation; MCP sends no response at all for it */
+  canceled: 'host callback canceled',
 } as const;
 
 /** Fixed REST messages where the service's own text is not for clients. */
@@ -210,6 +212,14 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     restMessage: REST_MESSAGES.timeout,
     mcp: HOST_TIMEOUT,
     a2a: A2A_DEADLINE,
+  },
+  // A call its client cancelled before the hand-off: nothing ran. MCP answers nothing for a
+  // cancelled request (McpExchange drops it); the row is what any other edge would show.
+  CallCancelled: {
+    status: 503,
+    restClass: 'Unavailable',
+    restMessage: REST_MESSAGES.unavailable,
+    mcp: { kind: 'host', message: HOST_FAILURE.canceled },
   },
   CommitUncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
   Uncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },

@@ -13,6 +13,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { JSONRPC, asWorldError, mcpErrorOf, rowOf } from '../errors/error-map.js';
 import { decodeJsonBody, readBody } from '../http/body.js';
 import { DAEMON_VERSION, MCP_SERVER_NAME } from '../identity.js';
+import { McpCancellations, cancelledRequestIds, withoutAnswersTo } from './cancellation.js';
 import { McpExchange, McpFailure, type ExchangeDeps } from './mcp-exchange.js';
 import {
   HEADER_MESSAGES,
@@ -49,7 +50,8 @@ type JsonRpcId = string | number | null;
  * 5. batches only under 2025-03-26 — 400;
  * 6. the SDK (`createMcpHandler`, one low-level Server per POST) through its web-standard
  *    `fetch` with the body already parsed, whose answer is replaced by one plain JSON envelope
- *    when a host call failed (world-spec §6.3).
+ *    when a host call failed (world-spec §6.3), and loses the responses to requests the client
+ *    cancelled — by `notifications/cancelled` or by closing the POST (cancellation.ts).
  *
  * The hand-off to the SDK is answerFromSdk (sdk-fetch-adapter.ts, in place of the node adapter's
  * `toNodeHandler`), whose reliance on the SDK is checked at start-up (assertSdkServesParsedBody).
@@ -57,11 +59,15 @@ type JsonRpcId = string | number | null;
 export class McpEndpoint {
   private readonly handler: McpHttpHandler;
   private readonly onerror: (error: Error) => void;
+  private readonly deps: ExchangeDeps;
+  /** this gateway's in-flight tools/call requests, for `notifications/cancelled` */
+  private readonly cancellations = new McpCancellations();
 
   constructor(
     private readonly auth: Authenticator,
-    private readonly deps: ExchangeDeps,
+    deps: ExchangeDeps,
   ) {
+    this.deps = { ...deps, cancellations: this.cancellations };
     const onerror = (error: Error) => deps.log.warn({ err: error }, 'mcp transport refusal');
     this.onerror = onerror;
     this.handler = createMcpHandler((ctx) => toolServer(exchangeOf(ctx)), {
@@ -127,12 +133,22 @@ export class McpEndpoint {
     const batch = batchProblem(single(req.headers['mcp-protocol-version']), body);
     if (batch !== null) return plain(res, 400, batch);
 
+    // MCP cancellation: a notification names a request of this session in flight on another
+    // POST; the SDK then answers the notification itself (202).
+    for (const id of cancelledRequestIds(body)) this.cancellations.cancel(session.credentialId, id);
+    // The client closing this POST before its answer cancels its calls (2026-07-28: "closing
+    // that stream = cancellation"; in the 2025 era a closed connection cannot take an answer).
+    const closed = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) closed.abort();
+    });
     const exchange = new McpExchange(
       session,
       requestIdOf(body),
       this.deps,
       toolCallArguments(body),
       protocolVersionOf(single(req.headers['mcp-protocol-version']), body),
+      closed.signal,
     );
     const authInfo: AuthInfo = {
       token: session.credentialId,
@@ -164,11 +180,13 @@ export class McpEndpoint {
   ): Promise<void> {
     const exchange = exchangeOf(options);
     const answer = await answerFromSdk(this.handler, req, res, body, options, this.onerror);
+    if (res.destroyed) return;
     if (!answer.thrown && exchange.hostFailure !== undefined) {
       const { code, message } = exchange.hostFailure;
       return json(res, 200, rpcError(exchange.requestId, code, message));
     }
-    writeSdkAnswer(res, answer);
+    // No response for a cancelled request (MCP basic/utilities/cancellation).
+    writeSdkAnswer(res, withoutAnswersTo(answer, exchange.cancelled));
   }
 }
 

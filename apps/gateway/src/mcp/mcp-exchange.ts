@@ -1,5 +1,6 @@
 import {
   BadRequestError,
+  CallCancelledError,
   EffectsUnrecordedError,
   InternalError,
   MCP_TASK_ID_META_KEY,
@@ -25,6 +26,7 @@ import {
 } from '@world/runtime';
 import { asWorldError, mcpErrorOf } from '../errors/error-map.js';
 import type { LogSink } from '../log.js';
+import { callCancel, type CallCancel, type McpCancellations } from './cancellation.js';
 import { DEFAULT_PROTOCOL_VERSION, type RequestId } from './protocol.js';
 
 /** An MCP tool as `tools/list` lists it (world-spec §6.2). */
@@ -63,6 +65,8 @@ export interface ExchangeDeps {
   /** the invocation deadline (WORLD_CALL_DEADLINE_MS) */
   callDeadlineMs: number;
   clock?: () => number;
+  /** the gateway's in-flight calls, which `notifications/cancelled` cancels by request id */
+  cancellations?: McpCancellations;
 }
 
 /**
@@ -73,6 +77,8 @@ export interface ExchangeDeps {
 export class McpExchange {
   /** set by the first host failure; the endpoint turns it into the POST's one answer */
   hostFailure: HostFailure | undefined;
+  /** the ids of this POST's `tools/call` requests its client cancelled: answered with nothing */
+  readonly cancelled = new Set<RequestId>();
   private surface: Promise<ToolDescriptor[]> | undefined;
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -89,6 +95,8 @@ export class McpExchange {
     private readonly rawArguments: Map<RequestId, unknown[]> = new Map(),
     /** the revision the POST speaks (span attribute `mcp.protocol.version`) */
     private readonly protocolVersion: string = DEFAULT_PROTOCOL_VERSION,
+    /** fires when the client closes the POST's stream before its answer: cancels every call */
+    private readonly closed?: AbortSignal,
   ) {}
 
   /**
@@ -123,12 +131,22 @@ export class McpExchange {
     const raw = this.rawArguments.get(id);
     const call =
       raw === undefined || raw.length === 0 ? params : { ...params, arguments: raw.shift() };
+    const cancel = callCancel({
+      rpc: this.deps.rpc,
+      log: this.deps.log,
+      registry: this.deps.cancellations,
+      credentialId: this.session.credentialId,
+      id,
+      closed: this.closed,
+      onCancel: () => this.cancelled.add(id),
+    });
     const run = this.chain.then(() =>
       this.traced('tools/call', params.name, id, params._meta, () =>
-        this.run(() => this.invoke(call), params.name),
+        this.run(() => this.invoke(call, cancel), params.name, id),
       ),
     );
     this.chain = run.catch(() => undefined);
+    void run.catch(() => undefined).finally(cancel.done);
     return run;
   }
 
@@ -173,11 +191,14 @@ export class McpExchange {
     );
   }
 
-  private async invoke(params: {
-    name: string;
-    arguments?: unknown;
-    _meta?: Record<string, unknown>;
-  }): Promise<McpCallResult> {
+  private async invoke(
+    params: {
+      name: string;
+      arguments?: unknown;
+      _meta?: Record<string, unknown>;
+    },
+    cancel: CallCancel,
+  ): Promise<McpCallResult> {
     const args = params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw new BadRequestError('arguments must be a JSON object');
@@ -185,6 +206,10 @@ export class McpExchange {
     const taskId = params._meta?.[MCP_TASK_ID_META_KEY];
     if (taskId !== undefined && (typeof taskId !== 'string' || !TASK_ID.test(taskId))) {
       throw new BadRequestError(`_meta["${MCP_TASK_ID_META_KEY}"] ${TASK_ID_RULE}`);
+    }
+    // Cancelled while it waited behind an earlier call of the same POST: never sent.
+    if (cancel.signal.aborted) {
+      throw new CallCancelledError('-', 'the call was cancelled by its client before it was sent');
     }
     // The planner admits the tool against the same grants before anything runs and answers
     // UnknownToolError (→ -32602) otherwise: no separate tools.list round trip per call.
@@ -196,6 +221,7 @@ export class McpExchange {
         toolId: params.name,
         arguments: args,
         ...(taskId !== undefined && { taskId }),
+        callId: cancel.callId,
       },
       { timeoutMs: this.deps.callDeadlineMs + REPLY_GRACE_MS },
     );
@@ -245,7 +271,11 @@ export class McpExchange {
    * is remembered (and logged with its cause — the client only ever sees the fixed text), and
    * every later item of the same POST fails the same way without running.
    */
-  private async run<T>(work: () => Promise<T>, toolName: string | undefined): Promise<T> {
+  private async run<T>(
+    work: () => Promise<T>,
+    toolName: string | undefined,
+    id?: RequestId,
+  ): Promise<T> {
     if (this.hostFailure !== undefined)
       throw new McpFailure(this.hostFailure.code, this.hostFailure.message);
     try {
@@ -253,6 +283,11 @@ export class McpExchange {
     } catch (err) {
       const error = asWorldError(err);
       const mapped = mcpErrorOf(error);
+      // A cancelled request is answered with nothing (its answer is dropped), so its failure —
+      // CallCancelled, or any other — never becomes the whole POST's host failure.
+      if (id !== undefined && this.cancelled.has(id)) {
+        throw new McpFailure(mapped.code, mapped.message);
+      }
       if (mapped.host) {
         this.hostFailure = { code: mapped.code, message: mapped.message };
         this.logRefusal(error, err, toolName);

@@ -1,4 +1,5 @@
 import {
+  CallCancelledError,
   BadRequestError,
   EffectsUnrecordedError,
   PlanLawError,
@@ -52,6 +53,7 @@ describe('failedOutcome', () => {
       'unrecorded',
     ],
     ['world-internals §5.5 Uncertain', new UncertainError(), 'unrecorded'],
+    ['a client cancellation before the hand-off', new CallCancelledError('mcp:e:t'), 'cancelled'],
     ['an unknown tool', new UnknownToolError('nope'), 'failed'],
     ['a plan law violation', new PlanLawError('transition execution failed'), 'failed'],
     ['bad arguments', new BadRequestError('arguments are not JSON'), 'failed'],

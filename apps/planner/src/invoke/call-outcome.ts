@@ -1,4 +1,4 @@
-import { EffectsUnrecordedError, UncertainError } from '@world/contracts';
+import { CallCancelledError, EffectsUnrecordedError, UncertainError } from '@world/contracts';
 import type { CallOutcome } from '@world/runtime';
 
 /**
@@ -21,9 +21,11 @@ export function committedOutcome(output: Record<string, unknown>): CallOutcome {
 /**
  * How a call that ended with an error counts: an error after a handler may have run
  * (EffectsUnrecorded) or with an unknown outcome (Uncertain) → unrecorded (world-spec §4.5);
- * any other host failure → failed.
+ * a call its client cancelled before the hand-off (CallCancelled) → cancelled; any other host
+ * failure → failed.
  */
 export function failedOutcome(err: unknown): CallOutcome {
+  if (err instanceof CallCancelledError) return 'cancelled';
   return err instanceof EffectsUnrecordedError || err instanceof UncertainError
     ? 'unrecorded'
     : 'failed';

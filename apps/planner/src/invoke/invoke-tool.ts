@@ -12,6 +12,7 @@ import {
 import { ToolRegistry } from '../registry/tool-registry.js';
 import { PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
 import { AdmitCall } from './admit-call.js';
+import { CallCancellations } from './call-cancellations.js';
 import { committedOutcome, failedOutcome } from './call-outcome.js';
 import { CommitCall } from './commit-call.js';
 import { composeOutput } from './compose-output.js';
@@ -46,6 +47,7 @@ export class InvokeTool {
     private readonly planCall: PlanCall,
     private readonly effectCall: EffectCall,
     private readonly commitCall: CommitCall,
+    private readonly cancellations: CallCancellations,
   ) {}
 
   /**
@@ -54,7 +56,8 @@ export class InvokeTool {
    * @throws UnknownToolError (outside the session's surface), TransitionPinMismatchError,
    *   BadRequestError (input not JSON or too large), InvocationInFlightError (keyed resends),
    *   PlanLawError, the broker's typed refusals (LeaseLost, Session*, NoHandler,
-   *   DeadlineExceeded), EffectsUnrecordedError, UncertainError
+   *   DeadlineExceeded), CallCancelledError (its client cancelled it before the hand-off),
+   *   EffectsUnrecordedError, UncertainError
    */
   async run(req: ParsedRequestOf<'planner.invoke'>): Promise<InvokeReply> {
     let inv: Invocation;
@@ -66,6 +69,7 @@ export class InvokeTool {
       throw err;
     }
     const tool = inv.tool.descriptor.id;
+    const untrack = this.cancellations.track(inv);
     return withCallContext({ invocationId: inv.invocationId }, async () => {
       try {
         const reply = await inSpan(
@@ -98,6 +102,8 @@ export class InvokeTool {
           'call failed',
         );
         throw err;
+      } finally {
+        untrack();
       }
     });
   }
@@ -107,8 +113,15 @@ export class InvokeTool {
     worldMetrics().calls.inc({ replica: this.settings.replica, tool, surface, outcome });
   }
 
-  /** Claim (keyed), plan, then commit the refusal or execute and commit (DESIGN.md §2). */
+  /**
+   * Claim (keyed), plan, then commit the refusal or execute and commit (DESIGN.md §2). A call
+   * its client cancelled stops before the claim, or after the plan — the last point before its
+   * effect goes to the broker or its refusal to the ledger — with its claim ended, so a resend
+   * of its task id runs afresh (CallCancellations). A resend of a committed task id still
+   * answers the committed result.
+   */
   private async steps(inv: Invocation): Promise<InvokeReply> {
+    this.cancellations.stopIfCancelled(inv);
     if (inv.keyed) {
       const claim = await this.claims.claim(inv);
       if (claim.kind === 'committed') return claim.reply;
@@ -117,6 +130,7 @@ export class InvokeTool {
     let planned: PlannedCall;
     try {
       planned = await this.planCall.execute(inv);
+      this.cancellations.stopIfCancelled(inv);
     } catch (err) {
       await this.claims.end(inv, 'abandoned');
       throw err;
