@@ -2,14 +2,20 @@
  * A call that had to wait for its episode's lease is granted it only while its planner instance
  * answers its liveness subject (contracts callerSubject; DESIGN.md §2 "Per-episode
  * serialization"): a caller nobody answers for, or one that does not answer in time, is dropped
- * with CallerGoneError before anything is written. Real NATS and PostgreSQL; the planner
+ * with CallerGoneError before anything is written, and one its planner says was cancelled by its
+ * client with CallCancelledError. Real NATS and PostgreSQL; the planner
  * instances here are liveness servers on the broker's bus.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Controller, Module } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { CallerGoneError, callerSubject, type RequestOf } from '@world/contracts';
+import {
+  CallCancelledError,
+  CallerGoneError,
+  callerSubject,
+  type RequestOf,
+} from '@world/contracts';
 import { startMicroservice, worldMetrics } from '@world/runtime';
 import { eventually } from '@world/testing';
 import { executeRequest, RPC_TIMEOUT_MS, startHarness, type Harness } from '../support/harness.js';
@@ -18,6 +24,7 @@ const opts = { timeoutMs: RPC_TIMEOUT_MS };
 const ALIVE = 'a11ce0000000a11c';
 const HUNG = 'beef00000000beef';
 const GONE = 'dead0000000dead0';
+const CANCELLING = 'ca0ce1000000ca0c';
 
 /** A planner instance that answers its liveness with its caller id. */
 @Controller()
@@ -25,6 +32,12 @@ class AliveController {
   @MessagePattern(callerSubject(ALIVE))
   alive() {
     return { caller: ALIVE };
+  }
+
+  /** An instance whose client cancelled every invocation it is asked about. */
+  @MessagePattern(callerSubject(CANCELLING))
+  cancelling(data: { invocationId?: string }) {
+    return { caller: CANCELLING, cancelled: data.invocationId !== undefined };
   }
 
   /** An instance that takes the question and never answers (a hung process). */
@@ -147,6 +160,16 @@ describe('lease waits ask the waiting call’s planner (NATS and PostgreSQL)', (
       expect(await leaseOf(episodeId)).toEqual({ holder: null, fence: String(fence) });
     },
   );
+
+  it('drops a waiting call its planner says was cancelled: CallCancelled, nothing written', async () => {
+    const { episodeId, credentialId, fence, release } = await held();
+    const before = await h.counts();
+    const { reply } = await queued(episodeId, credentialId, CANCELLING);
+    await release();
+    await expect(reply).rejects.toEqual(new CallCancelledError(`mcp:${episodeId}:q`));
+    expect(await h.counts()).toEqual(before);
+    expect(await leaseOf(episodeId)).toEqual({ holder: null, fence: String(fence) });
+  });
 
   it('never asks a call that did not wait: the free lease is taken at once', async () => {
     const { episodeId, credentialId, fence, release } = await held();
