@@ -4,6 +4,7 @@ import {
   CallerGoneError,
   PLANNER_LIVENESS_MS,
   callerSubject,
+  type ReplyOf,
 } from '@world/contracts';
 import { RPC, serviceLogger, type RpcClient } from '@world/runtime';
 
@@ -30,16 +31,13 @@ export class CallerLiveness {
    *   the invocation was cancelled (nothing was written either way)
    */
   async ensureAlive(caller: string, episodeId: string, invocationId?: string): Promise<void> {
-    let answered: string | undefined;
-    let cancelled = false;
+    let reply: ReplyOf<'planner.alive'>;
     try {
-      const reply = await this.rpc.request(
+      reply = await this.rpc.request(
         callerSubject(caller),
         invocationId === undefined ? {} : { invocationId },
         { timeoutMs: PLANNER_LIVENESS_MS },
       );
-      answered = reply.caller;
-      cancelled = reply.cancelled === true;
     } catch (err) {
       log.warn(
         { episodeId, caller, err },
@@ -47,11 +45,12 @@ export class CallerLiveness {
       );
       throw new CallerGoneError(episodeId, caller);
     }
+    const answered = reply.caller;
     if (answered !== caller) {
       log.warn({ episodeId, caller, answered }, 'another planner answered a liveness subject');
       throw new CallerGoneError(episodeId, caller);
     }
-    if (cancelled && invocationId !== undefined) {
+    if (reply.cancelled === true && invocationId !== undefined) {
       log.info({ episodeId, invocationId }, 'a call waiting for the lease was cancelled; dropped');
       throw new CallCancelledError(invocationId);
     }

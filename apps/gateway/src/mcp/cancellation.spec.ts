@@ -11,7 +11,11 @@ describe('cancelledRequestIds', () => {
   it.each<[string, unknown, Array<string | number>]>([
     ['one notification, number id', cancel(7), [7]],
     ['one notification, string id', cancel('a'), ['a']],
-    ['a 2025-03-26 batch', [cancel(1), { jsonrpc: '2.0', id: 2, method: 'ping' }, cancel('x')], [1, 'x']],
+    [
+      'a 2025-03-26 batch',
+      [cancel(1), { jsonrpc: '2.0', id: 2, method: 'ping' }, cancel('x')],
+      [1, 'x'],
+    ],
     ['an id that is neither string nor number', cancel(null), []],
     ['a request (it has an id), not a notification', { ...cancel(3), id: 9 }, []],
     ['another notification', { jsonrpc: '2.0', method: 'notifications/initialized' }, []],
@@ -42,7 +46,9 @@ describe('withoutAnswersTo', () => {
   const sse = (...messages: unknown[]): SdkAnswer => ({
     status: 200,
     headers: { 'content-type': 'text/event-stream', 'content-length': '999' },
-    bytes: Buffer.from(messages.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('')),
+    bytes: Buffer.from(
+      messages.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join(''),
+    ),
     thrown: false,
   });
   const result = (id: number) => ({ jsonrpc: '2.0', id, result: {} });

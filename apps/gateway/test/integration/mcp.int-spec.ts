@@ -401,6 +401,10 @@ describe('POST /mcp against fake services on an in-process bus', () => {
           session: h.world.sessions.get(credentialIdOf(READ))!.session,
           toolId: 'ailang-read',
           arguments: { path: 'hello.ail' },
+          // each call's own cancellation handle (planner.call.cancelled names it)
+          callId: expect.stringMatching(
+            /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+          ),
         },
       ]);
     });

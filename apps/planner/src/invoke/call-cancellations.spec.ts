@@ -39,9 +39,7 @@ describe('CallCancellations', () => {
     expect(() => cancellations.stopIfCancelled(inv)).not.toThrow();
     expect(cancellations.cancelledInvocation('mcp:ep:t1')).toBe(false);
     await heard(CALL);
-    expect(() => cancellations.stopIfCancelled(inv)).toThrow(
-      new CallCancelledError('mcp:ep:t1'),
-    );
+    expect(() => cancellations.stopIfCancelled(inv)).toThrow(new CallCancelledError('mcp:ep:t1'));
     expect(cancellations.cancelledInvocation('mcp:ep:t1')).toBe(true);
     untrack();
     // The broker only learns of calls this replica runs.
