@@ -10,7 +10,9 @@
  * - (b) a v1 client aborts once the effect ran (its commit held by a table lock): the call
  *   completes and commits as any other, and a resend answers the committed result;
  * - (c) a v2 client pinned to 2026-07-28 aborts, which closes the request's stream (no
- *   notification): the same as (a).
+ *   notification), or a 2025-03-26 POST's connection is closed: the same as (a);
+ * - on the raw wire, the cancelled POST ends with HTTP 200, `text/event-stream` and no message,
+ *   and the notification is answered 202.
  * Every wait is on a state (a metric, a row, a lock waiter), never on time.
  */
 import { readFile } from 'node:fs/promises';
@@ -251,6 +253,31 @@ describe.each(MODES)('MCP cancellation (%s mode)', (mode: Mode) => {
     expect(outcome).toEqual({ answered: { status: 200, type: 'text/event-stream', text: '' } });
     expect(await notified).toEqual({ status: 202, text: '' });
     await expectNothingThenResend(episodeId, token, file, 'k-w', headBefore);
+  }, 120_000);
+
+  it('(c) a 2025-03-26 client closing its connection before the hand-off: the same as (a)', async () => {
+    const episodeId = `ep-cancel-close-${mode}`;
+    const { token, file } = await fixture(episodeId);
+    const headBefore = await head();
+    const outcome = await cancelWhileWaiting(episodeId, (signal) =>
+      fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'ailang-write', arguments: writeArgs, _meta: { 'world/taskId': 'k-x' } },
+        }),
+        signal,
+      }),
+    );
+    expect(outcome).toEqual({ rejected: { name: 'Error', message: REASON } });
+    await expectNothingThenResend(episodeId, token, file, 'k-x', headBefore);
   }, 120_000);
 
   it('(b) a cancellation after the effect ran: the call commits as any other', async () => {
