@@ -284,13 +284,14 @@ export class McpExchange {
       const error = asWorldError(err);
       const mapped = mcpErrorOf(error);
       // A cancelled request is answered with nothing (its answer is dropped), so its failure —
-      // CallCancelled, or any other — never becomes the whole POST's host failure.
-      if (id !== undefined && this.cancelled.has(id)) {
-        throw new McpFailure(mapped.code, mapped.message);
-      }
-      if (mapped.host) {
-        this.hostFailure = { code: mapped.code, message: mapped.message };
+      // CallCancelled, or any other — never becomes the whole POST's host failure; the operator
+      // still sees a host failure of one that had passed the hand-off (EffectsUnrecorded).
+      const cancelled = id !== undefined && this.cancelled.has(id);
+      if (mapped.host && !(error instanceof CallCancelledError)) {
         this.logRefusal(error, err, toolName);
+      }
+      if (mapped.host && !cancelled) {
+        this.hostFailure = { code: mapped.code, message: mapped.message };
       }
       throw new McpFailure(mapped.code, mapped.message);
     }
