@@ -161,10 +161,14 @@ export class EffectsRepository {
 
   /**
    * tx2 (world-internals §2.3): result object (when any), record object, record row, then the
-   * outcome of the record row's episode at `ordinal`, as one statement in one explicit
-   * transaction (all four become durable together or not at all). `beforeOutcome` (the `before-outcome` crash point) runs inside the transaction
-   * just before it, so a crash there leaves nothing of tx2 durable: the intent stays
-   * indeterminate.
+   * outcome of the record row's episode at `ordinal`, as one autocommit statement (one round
+   * trip, one WAL flush): its writes become durable together or not at all. `beforeOutcome`
+   * (the `before-outcome` crash point) runs just before the statement is sent, so a crash there
+   * leaves nothing of tx2 durable: the intent stays indeterminate (world-internals §5.5).
+   * A broker killed while the statement waits on a lock leaves nothing either: every connection
+   * runs with `client_connection_check_interval` (runtime POSTGRES_SESSION_OPTIONS), so the
+   * backend cancels the orphaned statement instead of committing it once the lock frees — the
+   * guarantee an explicit BEGIN … COMMIT gave, without its two extra round trips.
    */
   async finish(
     ordinal: number,
@@ -180,14 +184,8 @@ export class EffectsRepository {
       status,
       ...ObjectsRepository.insertValues(objects),
     };
-    // An explicit transaction, not the statement's implicit one: a broker killed while its
-    // statement waits on a lock must leave nothing durable. PostgreSQL would run and commit a
-    // lone statement sent before the client died once the lock frees; inside BEGIN it runs but
-    // the COMMIT never comes, so the intent stays indeterminate (world-internals §5 crash table).
-    await this.database.transaction(async (query) => {
-      beforeOutcome();
-      await tx2.run(query, values);
-    });
+    beforeOutcome();
+    await tx2.run(this.database.query, values);
   }
 
   /** An invocation's intents in (episode, ordinal) order, with their outcomes. */
