@@ -3,13 +3,11 @@ import { hostname } from 'node:os';
 import { toWireObject } from '@world/canonical';
 import {
   SEMANTIC_IDS,
-  SHUTDOWN_DRAIN_MS,
   deadlineTable,
   ServiceUnavailableError,
   TransportTimeoutError,
 } from '@world/contracts';
 import {
-  InFlight,
   connectRpc,
   serviceLogger,
   startMicroservice,
@@ -39,8 +37,8 @@ const log = serviceLogger('planner');
  * Starts a planner replica: builds the tool registry, publishes it to the ledger's registry head
  * `world/transition-registry/v1` (retrying until the ledger answers), then serves
  * `planner.*` in the `planner` queue group, and its own liveness subject (startLiveness).
- * close() stops taking calls, lets the calls in flight finish (SHUTDOWN_DRAIN_MS), waits for
- * their lease releases, stops answering its liveness, then disconnects
+ * close() stops taking calls, lets the calls in flight finish, stops answering its liveness,
+ * then disconnects, which flushes the lease releases those calls published
  * (packages/runtime/README.md "Shutdown").
  */
 export async function startPlanner(
@@ -50,7 +48,6 @@ export async function startPlanner(
     options.replica ??
     `planner-${hostname()}-${process.pid}-${randomBytes(REPLICA_SUFFIX_BYTES).toString('hex')}`;
   const registry = new ToolRegistry();
-  const background = new InFlight();
   const rpc = await connectRpc(options.transport, replica);
   const deadlines = deadlineTable(options.callDeadlineMs);
   const cancellations = new CallCancellations(rpc, deadlines.totalMs, replica);
@@ -66,7 +63,6 @@ export async function startPlanner(
     PlannerModule.register({
       rpc,
       registry,
-      background,
       cancellations,
       settings: {
         replica,
@@ -90,12 +86,6 @@ export async function startPlanner(
       closed ??= (async () => {
         publishing.abort();
         await app.close();
-        if (!(await background.idle(SHUTDOWN_DRAIN_MS))) {
-          log.warn(
-            { replica, pending: background.size },
-            'lease releases still pending at shutdown; they will expire',
-          );
-        }
         await liveness.close();
         cancellations.close();
         await rpc.close();

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { RPC, type InFlight, type RpcClient } from '@world/runtime';
+import { RPC, type RpcClient } from '@world/runtime';
 import { AdmitCall } from './invoke/admit-call.js';
 import { CallCancellations } from './invoke/call-cancellations.js';
 import { CommitCall } from './invoke/commit-call.js';
@@ -12,7 +12,7 @@ import { InvokeTool } from './invoke/invoke-tool.js';
 import { PlanCall } from './invoke/plan-call.js';
 import { RegistryController } from './registry/registry.controller.js';
 import { ToolRegistry } from './registry/tool-registry.js';
-import { PLANNER_BACKGROUND, PLANNER_SETTINGS, type PlannerSettings } from './settings.js';
+import { PLANNER_SETTINGS, type PlannerSettings } from './settings.js';
 
 /** Wiring of the planner: the registry, the invoke use case and its steps, their controllers. */
 @Module({})
@@ -21,8 +21,6 @@ export class PlannerModule {
     rpc: RpcClient;
     settings: PlannerSettings;
     registry: ToolRegistry;
-    /** background work a shutdown waits for (lease releases) */
-    background: InFlight;
     /** the client cancellations this replica heard (shared with its liveness answer) */
     cancellations: CallCancellations;
   }): DynamicModule {
@@ -33,7 +31,6 @@ export class PlannerModule {
         { provide: RPC, useValue: deps.rpc },
         { provide: PLANNER_SETTINGS, useValue: deps.settings },
         { provide: ToolRegistry, useValue: deps.registry },
-        { provide: PLANNER_BACKGROUND, useValue: deps.background },
         { provide: CallCancellations, useValue: deps.cancellations },
         AdmitCall,
         InvocationClaims,

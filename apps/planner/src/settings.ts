@@ -9,8 +9,3 @@ export interface PlannerSettings {
 }
 
 export const PLANNER_SETTINGS = Symbol('world.planner.settings');
-/**
- * The planner's background work (an InFlight): lease releases sent without waiting
- * (DESIGN.md §2), which a shutdown waits for before it disconnects (world-spec §7.2).
- */
-export const PLANNER_BACKGROUND = Symbol('world.planner.background');

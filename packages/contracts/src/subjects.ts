@@ -346,6 +346,8 @@ export const CONTRACTS = {
   'broker.episode.acquire': rq(LeaseAcquireRequest, LeaseReply),
   'broker.episode.renew': rq(LeaseRenewRequest, z.object({ expiresAt: EpochMs })),
   'broker.episode.release': rq(LeaseReleaseRequest, z.object({ released: z.boolean() })),
+  /** the planner's release of a call's lease once the call answered: one-way, one replica */
+  'broker.episode.releaseAsync': ev(LeaseReleaseRequest, false),
   'broker.episode.spend': rq(EpisodeSpendRequest, EpisodeSpendReply),
   'broker.effect.execute': rq(EffectExecuteRequest, EffectExecuteReply),
   'broker.effect.byInvocation': rq(

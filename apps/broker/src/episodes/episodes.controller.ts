@@ -1,9 +1,12 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { parseRequest } from '@world/contracts';
+import { serviceLogger } from '@world/runtime';
 import { CreateEpisode, GetEpisode } from './create-episode.js';
 import { EpisodeSpend } from './episode-spend.js';
 import { EpisodeLease } from './lease.js';
+
+const log = serviceLogger('broker');
 
 /** The `broker.episode.*` subjects: worktrees and the per-episode lease. */
 @Controller()
@@ -38,6 +41,21 @@ export class EpisodesController {
   @MessagePattern('broker.episode.release')
   release(@Payload() data: unknown) {
     return this.lease.release(parseRequest('broker.episode.release', data));
+  }
+
+  /**
+   * The planner's one-way release of a call's lease (`broker.episode.releaseAsync`): the same
+   * release by holder+fence as `broker.episode.release`, with no reply. Nothing is thrown back
+   * (there is no caller to answer): a malformed event or a failed release is logged, and the
+   * lease then lapses at its expiry.
+   */
+  @EventPattern('broker.episode.releaseAsync')
+  async releaseAsync(@Payload() data: unknown): Promise<void> {
+    try {
+      await this.lease.release(parseRequest('broker.episode.releaseAsync', data));
+    } catch (err) {
+      log.warn({ err }, 'lease release event failed; the lease will expire');
+    }
   }
 
   @MessagePattern('broker.episode.spend')

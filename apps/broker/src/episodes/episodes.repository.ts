@@ -86,7 +86,15 @@ export class EpisodesRepository {
 
   /**
    * Frees a lease held by holder+fence and NOTIFYs other replicas' waiters, in one statement
-   * (its own transaction: the update and the NOTIFY commit together).
+   * (its own transaction: the update and the NOTIFY commit together). It commits asynchronously
+   * (`synchronous_commit` off for this transaction only, set inside the statement): visible at
+   * once, durable with the next WAL flush (≤ 3 × wal_writer_delay), without waiting for one of
+   * its own. Why that is safe: a release lost in an OS crash leaves the lease held until its
+   * expiry (≤ EPISODE_LEASE_TTL_MS after the last renewal), the state a holder that died before
+   * releasing leaves, which expiry already resolves; and nothing durable can build on a lost
+   * release, since any later write that takes the lease (tx1) commits synchronously and so
+   * flushes the WAL up to and past the release. The fence is not touched (taking the lease bumps
+   * it), so fencing is unchanged (DESIGN.md §2; PostgreSQL "Asynchronous Commit").
    * @returns whether it was held so
    */
   async release(id: string, holder: string, fence: number): Promise<boolean> {
@@ -302,5 +310,6 @@ const RELEASE = statement<{ id: string; holder: string; fence: number; channel: 
     WHERE id = ${p('id', 'text')} AND lease_holder = ${p('holder', 'text')} AND lease_fence = ${p('fence', 'bigint')}
     RETURNING id
   )
-  SELECT freed.id, pg_notify(${p('channel', 'text')}, freed.id)::text AS notified FROM freed`,
+  SELECT freed.id, pg_notify(${p('channel', 'text')}, freed.id)::text AS notified,
+    set_config('synchronous_commit', 'off', true) AS commit_mode FROM freed`,
 );

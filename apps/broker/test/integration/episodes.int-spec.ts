@@ -200,6 +200,36 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
     });
   });
 
+  it('frees a lease on the one-way broker.episode.releaseAsync event, by holder and fence only', async () => {
+    const held = await h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId: 'lease-event', holder: 'a', ttlMs: 60_000, waitMs: 0 },
+      opts,
+    );
+    expect(held).toMatchObject({ fence: 1, tookOver: false });
+    const lease = async () =>
+      (
+        await h.rows(
+          `SELECT lease_holder AS holder, lease_fence::text AS fence
+             FROM broker.episodes WHERE id = 'lease-event'`,
+        )
+      )[0];
+    // A stale fence and a foreign holder change nothing.
+    h.rpc.emit('broker.episode.releaseAsync', { episodeId: 'lease-event', holder: 'a', fence: 2 });
+    h.rpc.emit('broker.episode.releaseAsync', { episodeId: 'lease-event', holder: 'b', fence: 1 });
+    const waiting = h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId: 'lease-event', holder: 'b', ttlMs: 60_000, waitMs: 30_000 },
+      opts,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await lease()).toEqual({ holder: 'a', fence: '1' });
+    h.rpc.emit('broker.episode.releaseAsync', { episodeId: 'lease-event', holder: 'a', fence: 1 });
+    // The release wakes the waiter, which takes the lease at the next fence.
+    await expect(waiting).resolves.toMatchObject({ fence: 2, tookOver: false });
+    expect(await lease()).toEqual({ holder: 'b', fence: '2' });
+  });
+
   it('never lets two holders overlap among concurrent acquirers', async () => {
     let inside = 0;
     let overlaps = 0;

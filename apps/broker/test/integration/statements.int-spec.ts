@@ -76,11 +76,7 @@ describe('statements per broker.effect.execute (real PostgreSQL)', () => {
       recorded(executeRequest({ episodeId, credentialId, acquire: acquire('c1') })),
     ).resolves.toEqual({
       status: 'ok',
-      statements: [
-        'broker_session_find_with_episode',
-        'broker_tx1_free_1',
-        'broker_tx2_2',
-      ],
+      statements: ['broker_session_find_with_episode', 'broker_tx1_free_1', 'broker_tx2_2'],
     });
   });
 
@@ -107,11 +103,7 @@ describe('statements per broker.effect.execute (real PostgreSQL)', () => {
     request.effect.payload = { op: 'unlisted', path: 'a.txt' };
     await expect(recorded(request)).resolves.toEqual({
       status: 'failed',
-      statements: [
-        'broker_session_find_with_episode',
-        'broker_tx1_free_1',
-        'broker_tx2_1',
-      ],
+      statements: ['broker_session_find_with_episode', 'broker_tx1_free_1', 'broker_tx2_1'],
     });
   });
 

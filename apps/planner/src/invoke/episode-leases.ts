@@ -1,16 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EPISODE_LEASE_RENEW_MS, EPISODE_LEASE_TTL_MS, LeaseLostError } from '@world/contracts';
-import {
-  InFlight,
-  RPC,
-  renewEvery,
-  serviceLogger,
-  type Renewal,
-  type RpcClient,
-} from '@world/runtime';
-import { PLANNER_BACKGROUND } from '../settings.js';
-import { BOOKKEEPING_TIMEOUT_MS } from './invocation-claims.js';
-import { retryWithin } from './retry-within.js';
+import { RPC, renewEvery, serviceLogger, type Renewal, type RpcClient } from '@world/runtime';
 
 const log = serviceLogger('planner');
 
@@ -29,10 +19,7 @@ export interface HeldLease {
  */
 @Injectable()
 export class EpisodeLeases {
-  constructor(
-    @Inject(RPC) private readonly rpc: RpcClient,
-    @Inject(PLANNER_BACKGROUND) private readonly background: InFlight,
-  ) {}
+  constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   /**
    * Renews the lease (EPISODE_LEASE_TTL_MS) through `broker.episode.renew` every
@@ -60,24 +47,17 @@ export class EpisodeLeases {
   }
 
   /**
-   * Releases the lease (`broker.episode.release`) without the call waiting for it (DESIGN.md
-   * §2), but counted in the planner's background work, which a shutdown waits for. Retried on
-   * "no responders" and transport timeouts until the lease would have lapsed anyway
-   * (EPISODE_LEASE_TTL_MS), so a release sent to a dying broker does not stall its episode until
-   * the lease expires. Idempotent by holder and fence: a resend of a release that landed answers
-   * released:false and changes nothing. A release that fails is logged (the lease expires by
-   * itself).
+   * Releases the lease once the call answered (DESIGN.md §2): one `broker.episode.releaseAsync`
+   * event to one broker replica, with no reply to wait for and no retry. Its loss (no broker
+   * subscribed at that moment, or the broker died before running it) costs only time: the lease
+   * lapses at its expiry (EPISODE_LEASE_TTL_MS after the last renewal), as it does when this
+   * process dies holding it. The broker frees it by holder and fence, so a stale release changes
+   * nothing. A shutdown drains the connection, which flushes the event.
    */
   release(lease: HeldLease): void {
-    void this.background.track(this.releaseNow(lease));
-  }
-
-  private async releaseNow(lease: HeldLease): Promise<void> {
     const { invocationId, ...held } = lease;
     try {
-      await retryWithin(Date.now() + EPISODE_LEASE_TTL_MS, BOOKKEEPING_TIMEOUT_MS, (timeoutMs) =>
-        this.rpc.request('broker.episode.release', held, { timeoutMs }),
-      );
+      this.rpc.emit('broker.episode.releaseAsync', held);
     } catch (err) {
       log.warn({ err, invocationId }, 'lease release failed; it will expire');
     }

@@ -58,7 +58,7 @@ describe.each<Mode>(['embedded', 'distributed'])('operations of a World in %s mo
           .getFinishedSpans()
           .filter((s) => s.spanContext().traceId === traceId);
         const names = spans.map((s) => s.name);
-        return names.includes('POST /mcp') && names.includes('broker.episode.release')
+        return names.includes('POST /mcp') && names.includes('broker.episode.releaseAsync')
           ? spans
           : undefined;
       },
@@ -102,7 +102,7 @@ describe.each<Mode>(['embedded', 'distributed'])('operations of a World in %s mo
       .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
     expect(tree).toEqual([
       ['broker.effect.execute', 'execute', 'broker'],
-      ['broker.episode.release', 'execute_tool ailang-read', 'broker'],
+      ['broker.episode.releaseAsync', 'execute_tool ailang-read', 'broker'],
       ['broker.session.resolve', 'POST /mcp', 'broker'],
       ['commit', 'execute_tool ailang-read', undefined],
       ['execute', 'execute_tool ailang-read', undefined],
