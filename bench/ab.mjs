@@ -24,7 +24,10 @@ import pg from 'pg';
 const args = Object.fromEntries(
   process.argv
     .slice(2)
-    .reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+    .reduce(
+      (acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc),
+      [],
+    ),
 );
 const TREES = { A: resolve(args.a), B: resolve(args.b) };
 const PAIRS = Number(args.pairs ?? 1000);
@@ -44,11 +47,14 @@ async function load(tree) {
   };
 }
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const pct = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 async function xactCommits(databaseUrl) {
-  const admin = new pg.Client({ connectionString: args.admin ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+  const admin = new pg.Client({
+    connectionString: args.admin ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  });
   await admin.connect();
   try {
     const db = new URL(databaseUrl).pathname.slice(1);
@@ -64,7 +70,10 @@ async function xactCommits(databaseUrl) {
 
 function sumCpu(perCall) {
   const total = Object.values(perCall).reduce((a, b) => a + b, 0);
-  return { ...Object.fromEntries(Object.entries(perCall).map(([k, v]) => [k, round(v)])), machine: round(total) };
+  return {
+    ...Object.fromEntries(Object.entries(perCall).map(([k, v]) => [k, round(v)])),
+    machine: round(total),
+  };
 }
 
 const root = await mkdtemp(join(tmpdir(), 'world-ab-'));
@@ -75,7 +84,11 @@ try {
     const m = await load(TREES[name]);
     const dir = join(root, name);
     const fixture = await m.fixture.writeFixture(dir);
-    const target = await m.distributed.startDistributedTarget(dir, fixture, `ab-${name.toLowerCase()}`);
+    const target = await m.distributed.startDistributedTarget(
+      dir,
+      fixture,
+      `ab-${name.toLowerCase()}`,
+    );
     const [cred] = await target.clients(1, 'abc1');
     const tap = await m.tap.NatsTap.open(target.natsUrl, target.prefix);
     sides[name] = { m, target, cred, tap, lat: [], errors: 0 };
@@ -108,7 +121,8 @@ try {
     s.tap.start();
     at[n] = s.m.proc.cpuSnapshot(s.watched);
   }
-  for (let i = 0; i < PAIRS; i++) for (const n of orderOf(i)) sides[n].lat.push(await call(sides[n]));
+  for (let i = 0; i < PAIRS; i++)
+    for (const n of orderOf(i)) sides[n].lat.push(await call(sides[n]));
   const c1 = { pairs: PAIRS, load: [round(load0), round(loadavg()[0])] };
   for (const n of ['A', 'B']) {
     const s = sides[n];

@@ -724,9 +724,29 @@ describe(`world up --replicas ${REPLICAS} with a broker SIGKILLed mid-load`, () 
         fencesAtKill = (
           await q('SELECT id, lease_fence FROM broker.episodes WHERE id = ANY($1)', [episodes])
         ).map((r) => ({ id: r.id as string, fence: Number(r.lease_fence) }));
+        const waiters = (
+          await q(
+            "SELECT DISTINCT a.pid FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid WHERE a.application_name = $1 AND NOT l.granted AND l.relation = 'broker.effect_outcomes'::regclass",
+            [`world-${VICTIM}`],
+          )
+        ).map((r) => Number(r.pid));
         killedAt = Date.now();
         safeKill(victim.child.pid!, 'SIGKILL');
         await victim.exited;
+        // tx2 is one autocommit statement: the dead broker's waiting ones are cancelled by their
+        // backends (client_connection_check_interval) once they see the connection gone; the lock
+        // frees after that, so nothing of them lands.
+        await eventually(
+          async () => {
+            const [row] = await q(
+              'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1)',
+              [waiters],
+            );
+            return row.n === 0 ? true : undefined;
+          },
+          10_000,
+          'the dead broker’s waiting backends gone',
+        );
       }
       await lock.query('ROLLBACK');
     }
