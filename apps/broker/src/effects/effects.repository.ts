@@ -167,8 +167,12 @@ export class EffectsRepository {
    * leaves nothing of tx2 durable: the intent stays indeterminate (world-internals §5.5).
    * A broker killed while the statement waits on a lock leaves nothing either: every connection
    * runs with `client_connection_check_interval` (runtime POSTGRES_SESSION_OPTIONS), so the
-   * backend cancels the orphaned statement instead of committing it once the lock frees — the
-   * guarantee an explicit BEGIN … COMMIT gave, without its two extra round trips.
+   * backend cancels the orphaned statement within CLIENT_CHECK_INTERVAL_MS of the death instead
+   * of committing it once the lock frees. A lock that frees inside that window lets the statement
+   * commit whole — record and outcome together, the intent resolved, which is true: the handler
+   * ran — the same window a crash right after the statement was sent leaves (and tx1's free path
+   * and the ledger's one-statement commit accept); an explicit BEGIN … COMMIT would close it at
+   * the cost of two round trips per call.
    */
   async finish(
     ordinal: number,
