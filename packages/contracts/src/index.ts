@@ -15,3 +15,4 @@ export * from './timeline.js';
 export * from './tlog.js';
 export * from './grants.js';
 export * from './reserved-key.js';
+export * from './replicas.js';

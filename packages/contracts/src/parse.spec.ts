@@ -30,7 +30,7 @@ describe('parseRequest (one contract per subject, DESIGN.md §1)', () => {
 
   it('names every subject after its owning service and prefixes it on the wire', () => {
     for (const subject of Object.keys(CONTRACTS) as Array<keyof typeof CONTRACTS>) {
-      expect(['ledger', 'broker', 'planner']).toContain(ownerOf(subject));
+      expect(['ledger', 'broker', 'planner', 'gateway']).toContain(ownerOf(subject));
       expect(wireSubject('world', subject)).toBe(`world.${subject}`);
     }
   });

@@ -2,7 +2,8 @@
  * Every NATS subject World uses: its name, request schema and reply schema (DESIGN.md §1).
  * Subjects on the wire carry a configurable prefix (`<prefix>.<name>`, default `world`).
  * Kind `request` is request-reply over a queue group; kind `event` is fire-and-forget
- * (`broadcast` events reach every replica, others one replica of the group).
+ * (`broadcast` events reach every replica, others one replica of the group); kind `request` with
+ * `survey` is answered by every replica, outside the queue group (RpcClient.survey).
  */
 import { z } from 'zod';
 import { BadRequestError } from './errors.js';
@@ -26,6 +27,7 @@ import {
   CallerIdSchema,
 } from './schemas.js';
 import { CommitAuthorSchema, ObjectGetRequest, ReadScopeSchema } from './visibility.js';
+import { ReplicaReportSchema } from './replicas.js';
 import {
   LedgerTimelineRateReply,
   LedgerTimelineRateRequest,
@@ -276,12 +278,19 @@ export interface SubjectContract<
   kind: 'request' | 'event';
   /** events only: every replica receives it (no queue group) */
   broadcast?: boolean;
+  /**
+   * requests only: every replica answers it (no queue group), and the caller collects the
+   * replies for a window (RpcClient.survey / RpcClient.answer), never RpcClient.request
+   */
+  survey?: boolean;
   request: Req;
   reply: Rep;
 }
 
 const rq = <Req extends z.ZodType, Rep extends z.ZodType>(request: Req, reply: Rep) =>
   ({ kind: 'request', request, reply }) as const;
+const sv = <Req extends z.ZodType, Rep extends z.ZodType>(request: Req, reply: Rep) =>
+  ({ kind: 'request', survey: true, request, reply }) as const;
 const ev = <Req extends z.ZodType>(request: Req, broadcast: boolean) =>
   ({ kind: 'event', broadcast, request, reply: z.undefined() }) as const;
 
@@ -369,6 +378,12 @@ export const CONTRACTS = {
    * planner replica hears it, the one running the call stops it if it is not yet handed off
    */
   'planner.call.cancelled': ev(z.object({ callId: CallIdSchema }), true),
+
+  // every replica of each service answers its survey subject (replicas.ts)
+  'gateway.replicas': sv(Empty, ReplicaReportSchema),
+  'planner.replicas': sv(Empty, ReplicaReportSchema),
+  'broker.replicas': sv(Empty, ReplicaReportSchema),
+  'ledger.replicas': sv(Empty, ReplicaReportSchema),
 } as const satisfies Record<string, SubjectContract>;
 
 export type SubjectName = keyof typeof CONTRACTS;
@@ -376,6 +391,10 @@ export type RequestSubject = {
   [K in SubjectName]: (typeof CONTRACTS)[K]['kind'] extends 'request' ? K : never;
 }[SubjectName];
 export type EventSubject = Exclude<SubjectName, RequestSubject>;
+/** The request subjects every replica answers (`survey: true`). */
+export type SurveySubject = {
+  [K in SubjectName]: (typeof CONTRACTS)[K] extends { survey: true } ? K : never;
+}[SubjectName];
 /** What a caller sends (before defaults are applied). */
 export type RequestOf<S extends SubjectName> = z.input<(typeof CONTRACTS)[S]['request']>;
 /** What a handler receives after parsing. */
@@ -383,8 +402,8 @@ export type ParsedRequestOf<S extends SubjectName> = z.output<(typeof CONTRACTS)
 export type ReplyOf<S extends SubjectName> = z.output<(typeof CONTRACTS)[S]['reply']>;
 
 /** The service that owns (answers) a subject: its first segment. */
-export function ownerOf(subject: SubjectName): 'ledger' | 'broker' | 'planner' {
-  return subject.slice(0, subject.indexOf('.')) as 'ledger' | 'broker' | 'planner';
+export function ownerOf(subject: SubjectName): 'ledger' | 'broker' | 'planner' | 'gateway' {
+  return subject.slice(0, subject.indexOf('.')) as 'ledger' | 'broker' | 'planner' | 'gateway';
 }
 
 /** The default subject prefix; test runs use their own so they never see each other's messages. */

@@ -22,3 +22,4 @@ export * from './renewal.js';
 export * from './stored.js';
 export * from './integrity.js';
 export * from './telemetry.js';
+export * from './replica-report.js';

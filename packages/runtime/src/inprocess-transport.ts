@@ -13,12 +13,14 @@ import {
   type ReplyOf,
   type RequestOf,
   type RequestSubject,
+  type SurveySubject,
 } from '@world/contracts';
 import {
   adoptReplyInvocationId,
   errorClassOf,
   type RequestOptions,
   type RpcClient,
+  type SurveyOptions,
 } from './rpc.js';
 import { InFlight } from './inflight.js';
 import { logger } from './logger.js';
@@ -41,6 +43,7 @@ export class InProcessBus {
   private readonly handlers = new Map<string, Handler[]>();
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly cursor = new Map<string, number>();
+  private readonly answerers = new Map<string, Set<() => Promise<unknown>>>();
 
   /** Registers a request handler; several registrations share the work round-robin. */
   handle(subject: string, handler: Handler): () => void {
@@ -74,6 +77,34 @@ export class InProcessBus {
     const i = (this.cursor.get(subject) ?? 0) % list.length;
     this.cursor.set(subject, i + 1);
     return list[i]!(copy(data), meta);
+  }
+
+  /** Registers a survey answerer: every answerer of a subject answers each survey. */
+  answer(subject: string, reply: () => Promise<unknown>): () => void {
+    const set = this.answerers.get(subject) ?? new Set();
+    set.add(reply);
+    this.answerers.set(subject, set);
+    return () => set.delete(reply);
+  }
+
+  /**
+   * Asks every answerer of a subject and returns the replies that arrived within windowMs
+   * (copied through JSON, in arrival order); one that throws is not heard (logged).
+   */
+  async survey(subject: string, windowMs: number): Promise<unknown[]> {
+    const replies: unknown[] = [];
+    let open = true;
+    for (const reply of this.answerers.get(subject) ?? []) {
+      queueMicrotask(() => {
+        reply().then(
+          (value) => void (open && replies.push(copy(value))),
+          (err: unknown) => logger.warn({ subject, err }, 'survey reply failed; not answered'),
+        );
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    open = false;
+    return replies;
   }
 
   /** Delivers an event to every listener (asynchronously, like NATS). */
@@ -220,6 +251,25 @@ export class InProcessRpcClient implements RpcClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async survey<S extends SurveySubject>(
+    subject: S,
+    _data: RequestOf<S>,
+    options: SurveyOptions,
+  ): Promise<Array<ReplyOf<S>>> {
+    const replies = await this.bus.survey(subject, options.windowMs);
+    const parsed: Array<ReplyOf<S>> = [];
+    for (const reply of replies) {
+      const result = CONTRACTS[subject].reply.safeParse(reply);
+      if (result.success) parsed.push(result.data as ReplyOf<S>);
+      else logger.warn({ subject }, 'dropped a survey reply off its schema');
+    }
+    return parsed;
+  }
+
+  answer<S extends SurveySubject>(subject: S, reply: () => Promise<ReplyOf<S>>): () => void {
+    return this.bus.answer(subject, reply);
   }
 
   emit<S extends EventSubject>(subject: S, data: RequestOf<S>): void {

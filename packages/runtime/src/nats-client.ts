@@ -13,6 +13,7 @@ import {
   type ReplyOf,
   type RequestOf,
   type RequestSubject,
+  type SurveySubject,
 } from '@world/contracts';
 import {
   assertMaxPayload,
@@ -20,7 +21,7 @@ import {
   maxPayloadShortfall,
   watchMaxPayload,
 } from './bus-fit.js';
-import type { ReplyPacket, RequestOptions, RpcClient } from './rpc.js';
+import type { ReplyPacket, RequestOptions, RpcClient, SurveyOptions } from './rpc.js';
 import { logger } from './logger.js';
 import { coalesceWrites } from './nats-write-coalescing.js';
 import { adoptReplyInvocationId } from './rpc.js';
@@ -59,6 +60,12 @@ interface PendingReply {
   timer: NodeJS.Timeout;
 }
 
+/** A survey sent through NatsRpcClient's inbox whose window is still open. */
+interface OpenSurvey {
+  subject: SurveySubject;
+  replies: unknown[];
+}
+
 /**
  * A client of World's subjects over NATS native request-reply, speaking Nest's packet format
  * (`{pattern, data, id}` → `{id, response | err, isDisposed}`).
@@ -71,6 +78,7 @@ interface PendingReply {
  */
 export class NatsRpcClient implements RpcClient {
   private readonly pending = new Map<string, PendingReply>();
+  private readonly surveys = new Map<string, OpenSurvey>();
   /** the reply subject prefix: `_INBOX.<nuid>.` */
   private readonly inbox = `${createInbox()}.`;
   private nextToken = 0;
@@ -178,6 +186,8 @@ export class NatsRpcClient implements RpcClient {
       return;
     }
     const token = msg.subject.substring(this.inbox.length);
+    const survey = this.surveys.get(token);
+    if (survey !== undefined) return collectSurveyReply(survey, msg);
     const pending = this.pending.get(token);
     if (pending === undefined) return;
     this.pending.delete(token);
@@ -197,6 +207,47 @@ export class NatsRpcClient implements RpcClient {
       clearTimeout(p.timer);
       p.reject(new ServiceUnavailableError(`${p.subject} failed in transport: ${reason}`));
     }
+  }
+
+  async survey<S extends SurveySubject>(
+    subject: S,
+    data: RequestOf<S>,
+    options: SurveyOptions,
+  ): Promise<Array<ReplyOf<S>>> {
+    const token = `s${(this.nextToken++).toString(36)}`;
+    const open: OpenSurvey = { subject, replies: [] };
+    this.surveys.set(token, open);
+    try {
+      this.nc.publish(wireSubject(this.prefix, subject), requestPacket(subject, data), {
+        reply: this.inbox + token,
+      });
+      await new Promise((resolve) => setTimeout(resolve, options.windowMs));
+    } catch (err) {
+      logger.warn({ subject, err }, 'survey failed in transport');
+    } finally {
+      this.surveys.delete(token);
+    }
+    return open.replies as Array<ReplyOf<S>>;
+  }
+
+  answer<S extends SurveySubject>(subject: S, reply: () => Promise<ReplyOf<S>>): () => void {
+    // No queue group: every replica subscribed here answers the one request.
+    const sub = this.nc.subscribe(wireSubject(this.prefix, subject), {
+      callback: (err, msg) => {
+        if (err !== null || msg.reply === undefined || msg.reply === '') return;
+        let id: unknown;
+        try {
+          id = msg.json<{ id?: unknown }>().id;
+        } catch (e) {
+          return void logger.warn({ subject, err: e }, 'dropped a malformed survey request');
+        }
+        reply().then(
+          (response) => msg.respond(JSON.stringify({ id, response, isDisposed: true })),
+          (e: unknown) => logger.warn({ subject, err: e }, 'survey reply failed; not answered'),
+        );
+      },
+    });
+    return () => sub.unsubscribe();
   }
 
   emit<S extends EventSubject>(subject: S, data: RequestOf<S>): void {
@@ -231,6 +282,22 @@ export class NatsRpcClient implements RpcClient {
 
   async close(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+  }
+}
+
+/**
+ * Adds one reply to an open survey when it is a reply packet whose response matches the
+ * subject's reply schema; NATS's no-responders status (an empty 503) and anything else are dropped.
+ */
+function collectSurveyReply(survey: OpenSurvey, msg: Msg): void {
+  if (msg.data.length === 0) return;
+  try {
+    const packet = msg.json<ReplyPacket>();
+    const parsed = CONTRACTS[survey.subject].reply.safeParse(packet.response);
+    if (parsed.success) survey.replies.push(parsed.data);
+    else logger.warn({ subject: survey.subject }, 'dropped a survey reply off its schema');
+  } catch (err) {
+    logger.warn({ subject: survey.subject, err }, 'dropped a malformed survey reply');
   }
 }
 

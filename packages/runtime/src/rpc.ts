@@ -5,11 +5,17 @@ import type {
   RequestOf,
   RequestSubject,
   ParsedRequestOf,
+  SurveySubject,
 } from '@world/contracts';
 
 /** Options of one request: every send names its timeout (DESIGN.md §1). */
 export interface RequestOptions {
   timeoutMs: number;
+}
+
+/** Options of one survey: how long it collects replies after its request. */
+export interface SurveyOptions {
+  windowMs: number;
 }
 
 /**
@@ -27,6 +33,23 @@ export interface RpcClient {
     data: RequestOf<S>,
     options: RequestOptions,
   ): Promise<ReplyOf<S>>;
+  /**
+   * Sends one request on a survey subject (`survey: true` in CONTRACTS) and collects every
+   * replica's reply until the window closes. Replies that do not match the subject's reply schema,
+   * and replies after the window, are dropped (logged); no reply at all is an empty array.
+   * @throws nothing: a transport failure is an empty survey (logged)
+   */
+  survey<S extends SurveySubject>(
+    subject: S,
+    data: RequestOf<S>,
+    options: SurveyOptions,
+  ): Promise<Array<ReplyOf<S>>>;
+  /**
+   * Answers a survey subject on this client's connection, outside any queue group, so every
+   * replica that answers is heard. A reply that throws is not sent (logged): the replica is quiet.
+   * Returns the unsubscribe.
+   */
+  answer<S extends SurveySubject>(subject: S, reply: () => Promise<ReplyOf<S>>): () => void;
   /** Publishes an event (at most once). */
   emit<S extends EventSubject>(subject: S, data: RequestOf<S>): void;
   /** Listens to an event on this client (every listener gets every event). Returns the unsubscribe. */
