@@ -6,6 +6,7 @@ import { CALL_DEADLINE_MS, deadlineTable, type IntegrityReport } from '@world/co
 import {
   ConfigError,
   INTEGRITY_BUDGET,
+  answerReplicaSurvey,
   connectRpc,
   renewEvery,
   serviceLogger,
@@ -125,6 +126,7 @@ export async function resolveBrokerSettings(
  * @throws ConfigError for unusable directories; the database or transport error otherwise
  */
 export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
+  const startedAtMs = Date.now();
   const replica = options.replica ?? `broker-${randomUUID()}`;
   const settings = await resolveBrokerSettings(options, replica);
   const database = options.database;
@@ -172,6 +174,18 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     (scan) => scanBroker(new IntegrityRepository(database), scan),
     budget,
   );
+  const checks = {
+    database: () => database.ping(),
+    ...(options.transport.kind === 'nats' && { nats: () => rpc.ping() }),
+    integrity: () => ({ broker: integrity.report() }),
+  };
+  // Every replica answers the replica survey (the workbench's Overview), outside the queue group.
+  const stopAnswering = answerReplicaSurvey(rpc, {
+    service: 'broker',
+    replica,
+    checks,
+    startedAtMs,
+  });
   let closed = false;
   return {
     service: 'broker',
@@ -179,14 +193,11 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     settings,
     indeterminate,
     integrity,
-    checks: {
-      database: () => database.ping(),
-      ...(options.transport.kind === 'nats' && { nats: () => rpc.ping() }),
-      integrity: () => ({ broker: integrity.report() }),
-    },
+    checks,
     async close() {
       if (closed) return;
       closed = true;
+      stopAnswering();
       await sweep.stop();
       await app.close();
       await integrity.done;

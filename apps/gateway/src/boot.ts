@@ -14,6 +14,7 @@ import {
 } from '@world/contracts';
 import {
   PinoNestLogger,
+  answerReplicaSurvey,
   connectRpc,
   serviceLogger,
   type ReadinessChecks,
@@ -29,6 +30,7 @@ import { limitConnections } from './http/connections.js';
 import { hostOriginGuard, loopbackHostnames } from './http/host-origin.js';
 import { RestExceptionFilter } from './http/rest-exception.filter.js';
 import { ShutdownGate } from './http/shutdown-gate.js';
+import { ReplicaSurvey } from './workbench/replica-survey.js';
 import { SERVICE_NAME } from './identity.js';
 import type { LogSink } from './log.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
@@ -125,6 +127,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const mcp = new McpEndpoint(auth, { rpc, log, callDeadlineMs, clock: options.clock });
 
   const gate = new ShutdownGate();
+  const startedAtMs = Date.now();
+  const survey = new ReplicaSurvey(rpc);
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(
@@ -144,6 +148,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         mcp,
         workbenchKey: credential.workbenchKey,
         ops: { checks, isDraining: () => gate.isDraining },
+        survey,
       }),
       new ExpressAdapter(),
       // Bodies are read per route with the route's own limit (ecosystem.md §0.8, §8).
@@ -171,6 +176,17 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   }
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const running = app;
+  // This replica answers the replica survey (its integrity is its own: none; the services beside
+  // it in one process answer for theirs), then surveys every service in the background.
+  const { integrity: _theirs, ...ownChecks } = checks;
+  const stopAnswering = answerReplicaSurvey(rpc, {
+    service: SERVICE_NAME,
+    replica,
+    checks: ownChecks,
+    startedAtMs,
+    isDraining: () => gate.isDraining,
+  });
+  survey.start();
   return {
     service: SERVICE_NAME,
     replica,
@@ -195,6 +211,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       }
       await mcp.close();
       sessions.close();
+      stopAnswering();
+      await survey.stop();
       await rpc.close();
     },
   };

@@ -29,6 +29,7 @@ import { ReadWorlds } from './provenance/read-worlds.js';
 import { TlogController } from './provenance/tlog.controller.js';
 import { WorkbenchLogins } from './workbench/access.js';
 import { AguiController } from './workbench/agui.controller.js';
+import { ReplicaSurvey } from './workbench/replica-survey.js';
 import { WorkbenchController } from './workbench/workbench.controller.js';
 
 /** What the gateway module is wired with (all resolved by startGateway). */
@@ -46,6 +47,8 @@ export interface GatewayModuleOptions {
   workbenchKey: Buffer;
   /** the readiness checks of /readyz (default none: embedded mode has no connection) */
   ops?: OpsContext;
+  /** the background replica survey the Overview renders from; startGateway starts and stops it */
+  survey: ReplicaSurvey;
 }
 
 /** The gateway's HTTP routes; wiring only. */
@@ -77,6 +80,7 @@ export class GatewayModule {
         { provide: Authenticator, useValue: options.auth },
         { provide: McpEndpoint, useValue: options.mcp },
         { provide: WorkbenchLogins, useValue: new WorkbenchLogins(options.workbenchKey) },
+        { provide: ReplicaSurvey, useValue: options.survey },
         ReadAccessGuard,
         OperatorGuard,
         ToolSurface,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IntegrityReport } from '@world/contracts';
 import {
   INTEGRITY_BUDGET,
+  answerReplicaSurvey,
   connectRpc,
   serviceLogger,
   startIntegrityScan,
@@ -70,6 +71,7 @@ const REPLICA_SUFFIX_BYTES = 3;
  * @throws whatever migrating or connecting throws (the process exits non-zero)
  */
 export async function startLedger(options: StartLedgerOptions): Promise<RunningLedger> {
+  const startedAtMs = Date.now();
   const replica =
     options.replica ?? `${LEDGER_SERVICE}-${randomBytes(REPLICA_SUFFIX_BYTES).toString('hex')}`;
   const { database, transport } = options;
@@ -124,18 +126,27 @@ export async function startLedger(options: StartLedgerOptions): Promise<RunningL
       ),
     budget,
   );
+  const checks = {
+    database: () => database.ping(),
+    ...(transport.kind === 'nats' && { nats: () => rpc.ping() }),
+    integrity: () => ({ [LEDGER_SERVICE]: integrity.report() }),
+  };
+  // Every replica answers the replica survey (the workbench's Overview), outside the queue group.
+  const stopAnswering = answerReplicaSurvey(rpc, {
+    service: LEDGER_SERVICE,
+    replica,
+    checks,
+    startedAtMs,
+  });
   let closed: Promise<void> | undefined;
   return {
     service: LEDGER_SERVICE,
     replica,
     integrity,
-    checks: {
-      database: () => database.ping(),
-      ...(transport.kind === 'nats' && { nats: () => rpc.ping() }),
-      integrity: () => ({ [LEDGER_SERVICE]: integrity.report() }),
-    },
+    checks,
     close() {
       closed ??= (async () => {
+        stopAnswering();
         await microservice.close();
         await integrity.done;
         await rpc.close();

@@ -8,6 +8,7 @@ import {
   TransportTimeoutError,
 } from '@world/contracts';
 import {
+  answerReplicaSurvey,
   connectRpc,
   serviceLogger,
   startMicroservice,
@@ -47,6 +48,7 @@ export async function startPlanner(
   const replica =
     options.replica ??
     `planner-${hostname()}-${process.pid}-${randomBytes(REPLICA_SUFFIX_BYTES).toString('hex')}`;
+  const startedAtMs = Date.now();
   const registry = new ToolRegistry();
   const rpc = await connectRpc(options.transport, replica);
   const deadlines = deadlineTable(options.callDeadlineMs);
@@ -76,14 +78,23 @@ export async function startPlanner(
   );
   const publishing = new AbortController();
   void publishRegistry(rpc, registry, publishing.signal);
+  const checks = options.transport.kind === 'nats' ? { nats: () => rpc.ping() } : {};
+  // Every replica answers the replica survey (the workbench's Overview), outside the queue group.
+  const stopAnswering = answerReplicaSurvey(rpc, {
+    service: 'planner',
+    replica,
+    checks,
+    startedAtMs,
+  });
   let closed: Promise<void> | undefined;
   return {
     service: 'planner',
     replica,
     registry,
-    checks: options.transport.kind === 'nats' ? { nats: () => rpc.ping() } : {},
+    checks,
     close() {
       closed ??= (async () => {
+        stopAnswering();
         publishing.abort();
         await app.close();
         await liveness.close();

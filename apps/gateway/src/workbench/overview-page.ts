@@ -1,10 +1,9 @@
 /**
  * The Overview page (DESIGN.md §5a): committed entries per minute by outcome over the last
  * OVERVIEW_MINUTES (a server-drawn SVG chart and the same numbers as a table), the head index, the
- * tool calls claimed and never committed (unrecorded: indeterminate until recovered), and each
- * service's answer to its health subject (the replica that answered, its round trip). Latency
- * percentiles per phase are not shown: they live in each service's /metrics, which the gateway
- * does not read (named on the page, not implied).
+ * tool calls claimed and never committed (unrecorded: indeterminate until recovered), latency
+ * percentiles per phase and every replica of every service with its readiness — the last two from
+ * the gateway's background replica survey (replica-survey.ts), so the page never waits for one.
  */
 import {
   ENTRY_OUTCOMES,
@@ -14,10 +13,11 @@ import {
 } from '@world/contracts';
 import type { RpcClient } from '@world/runtime';
 import { html, type Html } from './html.js';
+import { latencySection, replicasSection } from './replicas-section.js';
+import type { SurveySnapshot } from './replica-survey.js';
 
 /** Minutes the chart covers. */
 export const OVERVIEW_MINUTES = 60;
-const SERVICES = ['ledger', 'broker', 'planner'] as const;
 /** The chart's outcomes, bottom to top, and their colours. */
 const SERIES: Array<[TimelineRateRow['outcome'], string]> = [
   ...ENTRY_OUTCOMES.map((o): [TimelineRateRow['outcome'], string] => [
@@ -29,13 +29,6 @@ const SERIES: Array<[TimelineRateRow['outcome'], string]> = [
 const W = 720;
 const H = 160;
 
-interface ServiceAnswer {
-  service: string;
-  replica: string | null;
-  ms: number;
-  problem: string | null;
-}
-
 /** Everything the page shows, read in the caller's scope. */
 export interface Overview {
   headIndex: number | null;
@@ -43,31 +36,24 @@ export interface Overview {
   rate: TimelineRateRow[];
   unrecorded: number;
   unrecordedMore: boolean;
-  services: ServiceAnswer[];
+  /** the last replica survey, null before the first one finished */
+  survey: SurveySnapshot | null;
 }
 
 /**
- * Reads the overview.
+ * Reads the overview: the ledger's head, rate and unrecorded reads, and the survey as last kept.
  * @throws the ledger's errors for the head, the rate and the unrecorded reads
  */
-export async function readOverview(rpc: RpcClient, scope: ReadScope): Promise<Overview> {
+export async function readOverview(
+  rpc: RpcClient,
+  scope: ReadScope,
+  survey: SurveySnapshot | null,
+): Promise<Overview> {
   const opts = { timeoutMs: READ_DEADLINE_MS };
-  const [head, rate, unrecorded, services] = await Promise.all([
+  const [head, rate, unrecorded] = await Promise.all([
     rpc.request('ledger.head', {}, opts),
     rpc.request('ledger.timeline.rate', { scope, minutes: OVERVIEW_MINUTES }, opts),
     rpc.request('ledger.timeline.unrecorded', { scope, limit: 100 }, opts),
-    Promise.all(
-      SERVICES.map(async (service): Promise<ServiceAnswer> => {
-        const t0 = performance.now();
-        try {
-          const reply = await rpc.request(`${service}.health`, {}, opts);
-          return { service, replica: reply.replica, ms: performance.now() - t0, problem: null };
-        } catch (err) {
-          const problem = err instanceof Error ? err.message : String(err);
-          return { service, replica: null, ms: performance.now() - t0, problem };
-        }
-      }),
-    ),
   ]);
   return {
     headIndex: head.entryIndex,
@@ -75,7 +61,7 @@ export async function readOverview(rpc: RpcClient, scope: ReadScope): Promise<Ov
     rate: rate.items,
     unrecorded: unrecorded.items.length,
     unrecordedMore: unrecorded.next !== null,
-    services,
+    survey,
   };
 }
 
@@ -150,11 +136,10 @@ export function overviewBody(o: Overview): Html {
         >
         claimed and never committed (indeterminate until recovery ends them)
       </dd>
-      <dt>latency per phase</dt>
-      <dd class="muted">not shown here: each service's /metrics has its phase histograms</dd>
     </dl>
     <h2>entries per minute by outcome</h2>
-    ${chart(o)}
+    ${chart(o)} ${latencySection(o.survey)} ${replicasSection(o.survey)}
+    <h2>the chart's numbers</h2>
     <table id="rate">
       <thead>
         <tr>
@@ -168,30 +153,6 @@ export function overviewBody(o: Overview): Html {
             html`<tr>
               <td>${m.slice(11, 16)}</td>
               ${SERIES.map(([s]) => html`<td>${row.get(s) ?? 0}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    <h2>services</h2>
-    <table id="services">
-      <thead>
-        <tr>
-          <th>service</th>
-          <th>answered by</th>
-          <th>state</th>
-          <th>round trip</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${o.services.map(
-          (s) =>
-            html`<tr>
-              <td>${s.service}</td>
-              <td>${s.replica ?? '-'}</td>
-              <td>
-                ${s.problem === null ? 'ready' : html`<span class="stop">${s.problem}</span>`}
-              </td>
-              <td>${s.ms.toFixed(0)} ms</td>
             </tr>`,
         )}
       </tbody>

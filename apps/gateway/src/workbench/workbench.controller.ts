@@ -28,6 +28,7 @@ import {
   timelineBody,
 } from './timeline-page.js';
 import { overviewBody, readOverview } from './overview-page.js';
+import { ReplicaSurvey } from './replica-survey.js';
 import { runWhy, whyBody } from './why-page.js';
 
 /** The caller of a page: its read scope and how the header names it. */
@@ -64,6 +65,7 @@ export class WorkbenchController {
     objects: ReadObjects,
     receipts: ReadReceipt,
     @Inject(WorkbenchLogins) private readonly logins: WorkbenchLogins,
+    @Inject(ReplicaSurvey) private readonly survey: ReplicaSurvey,
   ) {
     this.provenance = { worlds, log, objects, receipts };
   }
@@ -234,7 +236,7 @@ export class WorkbenchController {
   @Get('workbench/overview')
   overview(@Req() req: Request, @Res() res: Response) {
     return this.page(req, res, 'Overview', async (v) =>
-      overviewBody(await readOverview(this.rpc, v.scope)),
+      overviewBody(await readOverview(this.rpc, v.scope, this.survey.snapshot())),
     );
   }
 
