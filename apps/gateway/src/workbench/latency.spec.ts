@@ -1,13 +1,12 @@
 import type { PhaseHistogram } from '@world/contracts';
-import {
-  boundText,
-  mergeHistograms,
-  percentileBound,
-  phaseLatencies,
-} from './latency.js';
+import { boundText, mergeHistograms, percentileBound, phaseLatencies } from './latency.js';
 
 /** A histogram over bounds 0.001, 0.01, 0.1, +Inf with these cumulative counts. */
-const hist = (phase: string, counts: [number, number, number, number], sum = 0): PhaseHistogram => ({
+const hist = (
+  phase: string,
+  counts: [number, number, number, number],
+  sum = 0,
+): PhaseHistogram => ({
   phase,
   buckets: [
     { le: 0.001, count: counts[0] },
@@ -21,19 +20,20 @@ const hist = (phase: string, counts: [number, number, number, number], sum = 0):
 
 describe('mergeHistograms (cumulative buckets summed bound by bound)', () => {
   it('adds counts, totals and sums of every replica', () => {
-    expect(mergeHistograms([hist('plan', [1, 3, 4, 4], 0.02), hist('plan', [0, 2, 5, 6], 0.3)]))
-      .toEqual({
-        phase: 'plan',
-        buckets: [
-          { le: 0.001, count: 1 },
-          { le: 0.01, count: 5 },
-          { le: 0.1, count: 9 },
-          { le: null, count: 10 },
-        ],
-        count: 10,
-        sumSeconds: 0.32,
-        replicas: 2,
-      });
+    expect(
+      mergeHistograms([hist('plan', [1, 3, 4, 4], 0.02), hist('plan', [0, 2, 5, 6], 0.3)]),
+    ).toEqual({
+      phase: 'plan',
+      buckets: [
+        { le: 0.001, count: 1 },
+        { le: 0.01, count: 5 },
+        { le: 0.1, count: 9 },
+        { le: null, count: 10 },
+      ],
+      count: 10,
+      sumSeconds: 0.32,
+      replicas: 2,
+    });
   });
 
   it('refuses histograms whose bounds differ, naming both', () => {
@@ -90,7 +90,12 @@ describe('phaseLatencies (per phase over the replicas that answered)', () => {
   });
 
   it('states a phase it cannot merge instead of showing numbers', () => {
-    const odd: PhaseHistogram = { phase: 'plan', buckets: [{ le: null, count: 2 }], count: 2, sumSeconds: 1 };
+    const odd: PhaseHistogram = {
+      phase: 'plan',
+      buckets: [{ le: null, count: 2 }],
+      count: 2,
+      sumSeconds: 1,
+    };
     expect(phaseLatencies([[hist('plan', [1, 1, 1, 1])], [odd]])).toEqual([
       {
         phase: 'plan',

@@ -5,11 +5,7 @@
  * replicas answered, stated as such; and count, p50, p90, p99 of each call phase from the
  * replicas' `world_phase_seconds` buckets summed (latency.ts).
  */
-import {
-  LATENCY_BUCKETS_SECONDS,
-  SURVEYED_SERVICES,
-  type ReplicaReport,
-} from '@world/contracts';
+import { LATENCY_BUCKETS_SECONDS, SURVEYED_SERVICES, type ReplicaReport } from '@world/contracts';
 import { boundText, phaseLatencies } from './latency.js';
 import { html, type Html } from './html.js';
 import type { SurveySnapshot } from './replica-survey.js';
@@ -42,7 +38,9 @@ function integrityText(r: ReplicaReport): Html {
   const scans = Object.entries(r.integrity ?? {});
   if (scans.length === 0) return html`<span class="muted">owns no hashed data</span>`;
   return html`${scans.map(([service, s]) => {
-    const extent = s.complete ? 'complete' : `incomplete${s.resume ? `, stopped at ${s.resume}` : ''}`;
+    const extent = s.complete
+      ? 'complete'
+      : `incomplete${s.resume ? `, stopped at ${s.resume}` : ''}`;
     const state =
       s.state === 'mismatch'
         ? html`<span class="bad">${s.mismatches} mismatches</span>`
@@ -144,12 +142,14 @@ export function latencySection(s: SurveySnapshot | null): Html {
           (p) =>
             html`<tr data-phase="${p.phase}">
               <td>${p.phase}</td>
-              ${p.problem !== null
-                ? html`<td colspan="4" class="stop">${p.problem}</td>`
-                : html`<td>${p.count}</td>
-                    ${(p.bounds ?? [undefined, undefined, undefined]).map(
-                      (b) => html`<td>${b === undefined ? '-' : boundText(b, last)}</td>`,
-                    )}`}
+              ${
+                p.problem !== null
+                  ? html`<td colspan="4" class="stop">${p.problem}</td>`
+                  : html`<td>${p.count}</td>
+                      ${(p.bounds ?? [undefined, undefined, undefined]).map(
+                        (b) => html`<td>${b === undefined ? '-' : boundText(b, last)}</td>`,
+                      )}`
+              }
               <td>${p.replicas}</td>
             </tr>`,
         )}
@@ -158,8 +158,8 @@ export function latencySection(s: SurveySnapshot | null): Html {
     <p class="muted" id="latency-note">
       ${rows.length === 0 ? 'No phase timed yet by the replicas that answered. ' : ''}Values are
       bucket upper bounds of <code>world_phase_seconds</code> (bounds
-      ${LATENCY_BUCKETS_SECONDS.map((b) => boundText(b, last).slice(2)).join(', ')}), read from
-      the buckets summed over the ${timing} ${timing === 1 ? 'replica' : 'replicas'} that timed a
-      phase in the last survey; counts are since each replica started.
+      ${LATENCY_BUCKETS_SECONDS.map((b) => boundText(b, last).slice(2)).join(', ')}), read from the
+      buckets summed over the ${timing} ${timing === 1 ? 'replica' : 'replicas'} that timed a phase
+      in the last survey; counts are since each replica started.
     </p>`;
 }
