@@ -404,7 +404,7 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
   );
 
   it(
-    'overview: head, entries per minute by outcome (chart and table), unrecorded calls, services ready',
+    'overview: head, entries per minute by outcome (chart and table), unrecorded calls, latency per phase, every replica with its readiness',
     async () => {
       const context = await loggedIn(w.operatorToken);
       const { page, errors, foreign } = await watched(context);
@@ -429,15 +429,86 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       const sum = (col: number) => rate.reduce((n, r) => n + Number(r[col]), 0);
       expect([sum(1), sum(2), sum(3), sum(4), sum(5)]).toEqual([head + 1 - 2, 1, 1, 0, 0]);
       expect(await page.$$eval('#rate-chart rect', (r) => r.length)).toBeGreaterThan(1);
-      expect(
-        await page.$$eval('#services tbody tr', (trs) =>
-          trs.map((tr) => [tr.children[0]!.textContent, tr.children[2]!.textContent!.trim()]),
-        ),
-      ).toEqual([
-        ['ledger', 'ready'],
-        ['broker', 'ready'],
-        ['planner', 'ready'],
-      ]);
+      // The survey the page shows is kept in the background (every 5 s): reload until one taken
+      // after the last call of the scenario is shown.
+      const callsDone = Date.now();
+      const surveyedAt = async () =>
+        Date.parse((await page.getAttribute('#survey-status time', 'datetime')) ?? '0');
+      while ((await surveyedAt()) <= callsDone) {
+        await new Promise((r) => setTimeout(r, 500));
+        await page.reload();
+      }
+      const order = ['gateway', 'planner', 'broker', 'ledger'];
+      const running = [...w.system.services]
+        .sort((a, b) => order.indexOf(a.service) - order.indexOf(b.service))
+        .map((s) => [s.service, s.replica]);
+      expect(running.map((r) => r[0])).toEqual(order);
+      expect(await textOf(page, '#survey-status')).toMatch(
+        /^surveyed \d\d:\d\d:\d\d UTC, 4 replicas answered within 500 ms$/,
+      );
+      expect(await page.$$('#survey-gaps')).toEqual([]);
+      // each check as its /readyz runs it; the integrity scans as the gateway's /readyz reports them
+      const ready = (await w.get('/readyz')).json;
+      const scan = (svc: 'ledger' | 'broker') =>
+        `${svc}: clean, ${ready.integrity[svc].scanned} rows, complete`;
+      const nats = mode === 'distributed';
+      const checks = {
+        gateway: nats ? 'database ok, nats ok' : 'database ok',
+        planner: nats ? 'nats ok' : 'none apply (in-process bus)',
+        broker: nats ? 'database ok, nats ok' : 'database ok',
+        ledger: nats ? 'database ok, nats ok' : 'database ok',
+      } as Record<string, string>;
+      const rows = (
+        await page.$$eval('#replicas tbody tr', (trs) =>
+          trs.map((tr) => Array.from(tr.children).map((td: any) => td.textContent ?? '')),
+        )
+      ).map((cells) => cells.map(squash));
+      expect(rows.map((r) => r.slice(0, 5))).toEqual(
+        running.map(([service, replica]) => [
+          service!,
+          replica!,
+          'ready',
+          checks[service!],
+          service === 'ledger' || service === 'broker' ? scan(service) : 'owns no hashed data',
+        ]),
+      );
+      for (const r of rows) expect(r[5]).toMatch(/^(\d+s|\d+m \d\ds)$/);
+      // per phase: the calls of the scenario (8 planned and committed, 7 reached the broker's
+      // lease, 6 ran a handler: the refusal has no effect, the denial ran none), and every count
+      // as the process's own /metrics counts world_phase_seconds for these replicas
+      const metrics = await fetch(`${w.url}/metrics`).then((r) => r.text());
+      const replicas = new Set(running.map((r) => r[1]));
+      const counted = (phase: string) =>
+        metrics
+          .split('\n')
+          .map((l) =>
+            /^world_phase_seconds_count\{replica="([^"]+)",phase="([^"]+)"\} (\d+)$/.exec(l),
+          )
+          .filter((m) => m !== null && replicas.has(m[1]!) && m[2] === phase)
+          .reduce((n, m) => n + Number(m![3]), 0);
+      const latency = (
+        await page.$$eval('#latency tbody tr', (trs) =>
+          trs.map((tr) => Array.from(tr.children).map((td: any) => td.textContent ?? '')),
+        )
+      ).map((cells) => cells.map(squash));
+      // finish is timed only for tools whose plan asks for a finish phase
+      const finish = counted('finish');
+      const expected = [
+        ['plan', 8],
+        ['lease', 7],
+        ['execute', 6],
+        ...(finish > 0 ? [['finish', finish]] : []),
+        ['commit', 8],
+      ];
+      expect(latency.map((r) => [r[0], Number(r[1])])).toEqual(expected);
+      expect(expected.map(([p]) => [p, counted(p as string)])).toEqual(expected);
+      for (const r of latency) {
+        for (const v of r.slice(2, 5)) expect(v).toMatch(/^(≤ [\d.]+ (ms|s)|> 30 s)$/);
+        expect(r[5]).toBe('1'); // one planner, one broker
+      }
+      expect(await textOf(page, '#latency-note')).toContain(
+        'Values are bucket upper bounds of world_phase_seconds',
+      );
       await shot(page, 'overview');
       expect(errors).toEqual([]);
       expect(foreign).toEqual([]);

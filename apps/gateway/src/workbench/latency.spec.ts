@@ -81,11 +81,46 @@ describe('phaseLatencies (per phase over the replicas that answered)', () => {
     const plannerB = [hist('plan', [1, 1, 1, 1]), hist('finish', [0, 0, 1, 1])];
     const broker = [hist('execute', [0, 50, 99, 100]), hist('lease', [7, 7, 7, 7])];
     expect(phaseLatencies([plannerA, [], plannerB, broker])).toEqual([
-      { phase: 'plan', count: 4, replicas: 2, bounds: [0.001, 0.001, 0.001], problem: null },
-      { phase: 'lease', count: 7, replicas: 1, bounds: [0.001, 0.001, 0.001], problem: null },
-      { phase: 'execute', count: 100, replicas: 1, bounds: [0.01, 0.1, 0.1], problem: null },
-      { phase: 'finish', count: 1, replicas: 1, bounds: [0.1, 0.1, 0.1], problem: null },
-      { phase: 'commit', count: 2, replicas: 1, bounds: [0.01, 0.01, 0.01], problem: null },
+      {
+        phase: 'plan',
+        count: 4,
+        replicas: 2,
+        bounds: [0.001, 0.001, 0.001],
+        lastBound: 0.1,
+        problem: null,
+      },
+      {
+        phase: 'lease',
+        count: 7,
+        replicas: 1,
+        bounds: [0.001, 0.001, 0.001],
+        lastBound: 0.1,
+        problem: null,
+      },
+      {
+        phase: 'execute',
+        count: 100,
+        replicas: 1,
+        bounds: [0.01, 0.1, 0.1],
+        lastBound: 0.1,
+        problem: null,
+      },
+      {
+        phase: 'finish',
+        count: 1,
+        replicas: 1,
+        bounds: [0.1, 0.1, 0.1],
+        lastBound: 0.1,
+        problem: null,
+      },
+      {
+        phase: 'commit',
+        count: 2,
+        replicas: 1,
+        bounds: [0.01, 0.01, 0.01],
+        lastBound: 0.1,
+        problem: null,
+      },
     ]);
   });
 
@@ -102,6 +137,7 @@ describe('phaseLatencies (per phase over the replicas that answered)', () => {
         count: 0,
         replicas: 2,
         bounds: undefined,
+        lastBound: 0,
         problem: 'bucket bounds differ between replicas (0.001,0.01,0.1,+Inf and +Inf)',
       },
     ]);

@@ -26,6 +26,8 @@ export interface PhaseLatency {
   replicas: number;
   /** PERCENTILES in order; undefined when nothing was counted */
   bounds: Array<number | null> | undefined;
+  /** the largest finite bucket bound (seconds): a null percentile lies above it */
+  lastBound: number;
   /** why this phase could not be merged (bucket bounds differ between replicas), else null */
   problem: string | null;
 }
@@ -95,10 +97,20 @@ export function phaseLatencies(replicas: PhaseHistogram[][]): PhaseLatency[] {
         merged.count === 0
           ? undefined
           : PERCENTILES.map((q) => percentileBound(merged, q) as number | null);
-      return { phase, count: merged.count, replicas: merged.replicas, bounds, problem: null };
+      const finite = merged.buckets.map((b) => b.le).filter((le): le is number => le !== null);
+      const lastBound = finite.length === 0 ? 0 : finite[finite.length - 1]!;
+      return {
+        phase,
+        count: merged.count,
+        replicas: merged.replicas,
+        bounds,
+        lastBound,
+        problem: null,
+      };
     } catch (err) {
       const problem = err instanceof Error ? err.message : String(err);
-      return { phase, count: 0, replicas: histograms.length, bounds: undefined, problem };
+      const replicas = histograms.length;
+      return { phase, count: 0, replicas, bounds: undefined, lastBound: 0, problem };
     }
   });
 }

@@ -43,7 +43,9 @@ function integrityText(r: ReplicaReport): Html {
       : `incomplete${s.resume ? `, stopped at ${s.resume}` : ''}`;
     const state =
       s.state === 'mismatch'
-        ? html`<span class="bad">${s.mismatches} mismatches</span>`
+        ? html`<span class="bad"
+            >${s.mismatches} ${s.mismatches === 1 ? 'mismatch' : 'mismatches'}</span
+          >`
         : s.state === 'scanning'
           ? html`scanning`
           : html`<span class="ok">clean</span>`;
@@ -68,8 +70,9 @@ function surveyStatus(s: SurveySnapshot | null): Html {
     </p>`;
   const n = s.replicas.length;
   return html`<p id="survey-status">
-    surveyed ${clockText(s.surveyedAtMs)} UTC, ${n} ${n === 1 ? 'replica' : 'replicas'} answered
-    within ${s.windowMs} ms
+    surveyed
+    <time datetime="${new Date(s.surveyedAtMs).toISOString()}">${clockText(s.surveyedAtMs)}</time>
+    UTC, ${n} ${n === 1 ? 'replica' : 'replicas'} answered within ${s.windowMs} ms
   </p>`;
 }
 
@@ -147,7 +150,7 @@ export function latencySection(s: SurveySnapshot | null): Html {
                   ? html`<td colspan="4" class="stop">${p.problem}</td>`
                   : html`<td>${p.count}</td>
                       ${(p.bounds ?? [undefined, undefined, undefined]).map(
-                        (b) => html`<td>${b === undefined ? '-' : boundText(b, last)}</td>`,
+                        (b) => html`<td>${b === undefined ? '-' : boundText(b, p.lastBound)}</td>`,
                       )}`
               }
               <td>${p.replicas}</td>
