@@ -144,4 +144,45 @@ describe('Overview over world up --replicas gateway=2,planner=2 (real processes,
     },
     E2E_TIMEOUT_MS,
   );
+
+  it(
+    'a replica killed is stated as not answering, with when it last answered; respawned, it answers again',
+    async () => {
+      const victim = w.up.processes.find((p) => p.replica === 'planner-2')!;
+      victim.child.kill('SIGKILL');
+      expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      const killedAt = Date.now();
+      const page = await overviewAfter(0, killedAt);
+      expect(textOf(/<p id="survey-status">([\s\S]*?)<\/p>/.exec(page)![1]!)).toMatch(
+        /^surveyed \d\d:\d\d:\d\d UTC, 5 replicas answered within 500 ms$/,
+      );
+      const gaps = /<ul id="survey-gaps">([\s\S]*?)<\/ul>/.exec(page)![1]!;
+      expect([...gaps.matchAll(/<li[^>]*>([\s\S]*?)<\/li>/g)].map((li) => textOf(li[1]!))).toEqual([
+        expect.stringMatching(
+          /^planner-2 \(planner\) did not answer; it last answered the survey of \d\d:\d\d:\d\d UTC$/,
+        ),
+      ]);
+      expect(tableRows(page, 'replicas').map((r) => r[1])).toEqual([
+        'gateway-1',
+        'gateway-2',
+        'planner-1',
+        'broker-1',
+        'ledger-1',
+      ]);
+
+      const fresh = w.up.respawn('planner-2');
+      await fresh.ready;
+      const back = await overviewAfter(0, Date.now());
+      expect(back).not.toContain('id="survey-gaps"');
+      expect(tableRows(back, 'replicas').map((r) => r[1])).toEqual([
+        'gateway-1',
+        'gateway-2',
+        'planner-1',
+        'planner-2',
+        'broker-1',
+        'ledger-1',
+      ]);
+    },
+    E2E_TIMEOUT_MS,
+  );
 });
