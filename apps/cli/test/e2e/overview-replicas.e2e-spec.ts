@@ -58,14 +58,19 @@ describe('Overview over world up --replicas gateway=2,planner=2 (real processes,
 
   /** The Overview of gateway `g` as the operator sees it, once its survey is newer than `after`. */
   async function overviewAfter(g: number, after: number): Promise<string> {
+    // surveys run every 5 s: a minute is many of them, even on a loaded machine
+    const giveUpAt = Date.now() + 60_000;
     for (;;) {
       const res = await fetch(`${w.up.gateways[g]}/workbench/overview`, {
         headers: { authorization: `Bearer ${operator}` },
       });
       expect(res.status).toBe(200);
       const page = await res.text();
+      if (!page.includes('<p id="survey-status">'))
+        throw new Error('the Overview states no replica survey');
       const at = /<p id="survey-status">[\s\S]*?<time datetime="([^"]+)"/.exec(page)?.[1];
       if (at !== undefined && Date.parse(at) > after) return page;
+      if (Date.now() > giveUpAt) throw new Error(`no survey newer than ${after} within 60 s`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }

@@ -434,6 +434,7 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       const callsDone = Date.now();
       const surveyedAt = async () =>
         Date.parse((await page.getAttribute('#survey-status time', 'datetime')) ?? '0');
+      expect(await page.$$('#survey-status')).toHaveLength(1);
       while ((await surveyedAt()) <= callsDone) {
         await new Promise((r) => setTimeout(r, 500));
         await page.reload();
