@@ -138,7 +138,8 @@ export function overviewBody(o: Overview): Html {
       </dd>
     </dl>
     <h2>entries per minute by outcome</h2>
-    ${chart(o)} ${latencySection(o.survey)} ${replicasSection(o.survey)}
+    ${chart(o)}
+    <div class="pair">${replicasSection(o.survey)} ${latencySection(o.survey)}</div>
     <h2>the chart's numbers</h2>
     <table id="rate">
       <thead>

@@ -94,7 +94,8 @@ function gaps(s: SurveySnapshot): Html {
 
 /** The services section: survey status, gaps, and one row per replica that answered. */
 export function replicasSection(s: SurveySnapshot | null): Html {
-  return html`<h2>services and replicas</h2>
+  return html`<section class="replicas">
+    <h2>services and replicas</h2>
     ${surveyStatus(s)} ${s === null ? '' : gaps(s)}
     <table id="replicas">
       <thead>
@@ -120,7 +121,8 @@ export function replicasSection(s: SurveySnapshot | null): Html {
             </tr>`,
         )}
       </tbody>
-    </table>`;
+    </table>
+  </section>`;
 }
 
 /** The latency section: count and p50/p90/p99 per phase, merged over the surveyed replicas. */
@@ -128,7 +130,8 @@ export function latencySection(s: SurveySnapshot | null): Html {
   const rows = phaseLatencies((s?.replicas ?? []).map((r) => r.phases));
   const last = LATENCY_BUCKETS_SECONDS[LATENCY_BUCKETS_SECONDS.length - 1]!;
   const timing = s?.replicas.filter((r) => r.phases.length > 0).length ?? 0;
-  return html`<h2>latency per phase</h2>
+  return html`<section class="latency">
+    <h2>latency per phase</h2>
     <table id="latency">
       <thead>
         <tr>
@@ -164,5 +167,6 @@ export function latencySection(s: SurveySnapshot | null): Html {
       ${LATENCY_BUCKETS_SECONDS.map((b) => boundText(b, last).slice(2)).join(', ')}), read from the
       buckets summed over the ${timing} ${timing === 1 ? 'replica' : 'replicas'} that timed a phase
       in the last survey; counts are since each replica started.
-    </p>`;
+    </p>
+  </section>`;
 }
