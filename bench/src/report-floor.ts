@@ -6,7 +6,15 @@
 import { FLOOR_TARGETS } from './config.js';
 import type { ScenarioResult } from './scenarios.js';
 import { compare } from './stats.js';
-import type { TargetCheck } from './report.js';
+
+/** One target of the bench (config.ts TARGETS, FLOOR_TARGETS), checked. */
+export interface TargetCheck {
+  target: string;
+  /** what was measured, in the target's unit */
+  measured: string;
+  limit: string;
+  status: 'PASS' | 'MISS' | 'N/A';
+}
 
 /** The floor scenario each World scenario is compared with (the episode windows: floor c1). */
 const FLOOR_OF: Partial<Record<ScenarioResult['scenario'], ScenarioResult['scenario']>> = {

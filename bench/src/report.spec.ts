@@ -1,4 +1,5 @@
-import { attachBaselines, checkTargets, type TargetCheck } from './report.js';
+import { attachBaselines, checkTargets } from './report.js';
+import type { TargetCheck } from './report-floor.js';
 import type { ScenarioResult } from './scenarios.js';
 import { summarize } from './stats.js';
 

@@ -5,7 +5,7 @@
  */
 import { TARGETS, type Profile } from './config.js';
 import type { ScenarioResult } from './scenarios.js';
-import { checkFloorTargets, machineCpuMs } from './report-floor.js';
+import { checkFloorTargets, machineCpuMs, type TargetCheck } from './report-floor.js';
 import { compare, relativeChange } from './stats.js';
 import type { TargetKind } from './targets/target.js';
 
@@ -18,15 +18,6 @@ const BASELINE_OF: Partial<Record<ScenarioResult['scenario'], ScenarioResult['sc
   'episode-early': 'c1',
   'episode-late': 'c1',
 };
-
-/** One target of issue 7, checked. */
-export interface TargetCheck {
-  target: string;
-  /** what was measured, in the target's unit */
-  measured: string;
-  limit: string;
-  status: 'PASS' | 'MISS' | 'N/A';
-}
 
 /** Everything a run writes to bench/results/<date>.json. */
 export interface RunReport {

@@ -2,7 +2,7 @@ import type { WorldObject } from '@world/canonical';
 import type { DenialLabel, SessionGrant } from '@world/contracts';
 import { decide, type EffectAsk } from './decide.js';
 import { effectRecord, effectRecordObject } from './effect-objects.js';
-import type { AllowedStart, DeniedStart } from './effects.repository.js';
+import type { AllowedStart, DeniedStart } from './effect-start.js';
 import { spendKey, type SpendMap } from './spend-key.js';
 
 /**

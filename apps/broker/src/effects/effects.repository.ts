@@ -17,40 +17,9 @@ import {
   recordValues,
 } from './effects.statements.js';
 import { spendKey, type SpendMap } from './spend-key.js';
+import type { AllowedStart, EffectStart, RecordRow } from './effect-start.js';
 
 export { spendKey, type SpendMap };
-
-/** An effect record bound to the call that produced it. */
-export interface RecordRow {
-  ref: string;
-  episodeId: string;
-  invocationId: string;
-  record: EffectRecord;
-}
-
-/** A denial to write in tx1: its request and record objects and the record row. */
-export interface DeniedStart {
-  kind: 'denied';
-  objects: WorldObject[];
-  record: RecordRow;
-}
-
-/** An allowed start to write in tx1: the request object, then spend += cost and the intent. */
-export interface AllowedStart {
-  kind: 'allowed';
-  objects: WorldObject[];
-  intent: {
-    invocationId: string;
-    effect: string;
-    scope: string;
-    cost: number;
-    requestRef: string;
-    logicalTime: number;
-  };
-}
-
-/** What the decision inside tx1 chose to write. */
-export type EffectStart = DeniedStart | AllowedStart;
 
 /** An intent with its outcome (null while indeterminate). */
 export interface IntentState {

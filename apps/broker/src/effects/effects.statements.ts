@@ -10,7 +10,7 @@ import {
   type FreeClaimKey,
 } from '../episodes/episodes.repository.js';
 import { ObjectsRepository, type ObjectValues } from '../objects/objects.repository.js';
-import type { AllowedStart, RecordRow } from './effects.repository.js';
+import type { AllowedStart, RecordRow } from './effect-start.js';
 
 export const SPEND = statement<{ episodeId: string }>(
   'broker_spend_of_episode',

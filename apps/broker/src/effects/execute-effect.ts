@@ -30,7 +30,8 @@ import {
   effectRequestObject,
   effectResultObject,
 } from './effect-objects.js';
-import { EffectsRepository, type RecordRow } from './effects.repository.js';
+import type { RecordRow } from './effect-start.js';
+import { EffectsRepository } from './effects.repository.js';
 import { runHandler, type HandlerRun } from './run-handler.js';
 import { StartEffect, chooseStart, leaseHoldOf } from './start-effect.js';
 

@@ -13,7 +13,7 @@ import {
 import { createTestDatabase, testNatsUrl, uniquePrefix } from '@world/testing';
 import { startBroker, type BrokerOptions, type RunningBroker } from '../../src/index.js';
 import { effectRequestObject } from '../../src/effects/effect-objects.js';
-import type { EffectStart } from '../../src/effects/effects.repository.js';
+import type { EffectStart } from '../../src/effects/effect-start.js';
 
 /**
  * The run mode the integration suites cover: NATS and real PostgreSQL, once (DESIGN.md §5: embedded
