@@ -1,7 +1,7 @@
 import type { RawQuery, RawResult } from '@world/runtime';
 
 /** The PostgreSQL types the broker's parameters are cast to in statement text. */
-export type PgType = 'text' | 'bigint' | 'boolean' | 'bytea';
+type PgType = 'text' | 'bigint' | 'boolean' | 'bytea';
 
 /**
  * A placeholder for the parameter `key`: `$n::type`, where n is the key's position in order of

@@ -37,7 +37,7 @@ export function toolchainDeadlineMs(deadline: number, now: number): number {
 }
 
 /** The op name the broker checks for the run path, whose payload carries no `op` (world-spec §2.6). */
-export const RUN_OP = 'run';
+const RUN_OP = 'run';
 
 /**
  * The handlers of the AILANG effects over one toolchain (the embedded subset, or a real binary
