@@ -276,7 +276,7 @@ async function headEntry(reads: GatewayClient): Promise<{ ref: string; index: nu
  * What a host failure left behind, from the head before and after (world-spec §7.3, §4.5).
  * A probe that fails says so rather than guess.
  */
-export async function headVerdict(
+async function headVerdict(
   reads: GatewayClient,
   before: { ref: string; index: number } | null,
 ): Promise<string> {

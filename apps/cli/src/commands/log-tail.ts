@@ -125,7 +125,7 @@ type RunEnd = { kind: 'end' } | { kind: 'error'; message: string } | { kind: 'cl
  * resumed at once, a failed or refused one after a backoff doubling up to LOG_TAIL_BACKOFF_MAX_MS.
  * A 4xx answer other than 408/429 ends the command (the credential or the request is wrong).
  */
-export async function follow(
+async function follow(
   client: GatewayClient,
   start: number,
   print: (entry: LogEntry) => Promise<void>,

@@ -29,7 +29,7 @@ export interface StartOptions {
  * The MCP Inspector release the banner and the README pin: its `--cli --transport http
  * --header` works on Node 20 against `world start` (0.15.0 refuses `--header` on a URL).
  */
-export const INSPECTOR_VERSION = '2.12.0';
+const INSPECTOR_VERSION = '2.12.0';
 
 /** The name `world start` gives its configuration errors. */
 const START = 'world start';
@@ -200,7 +200,7 @@ async function startLocked(
 }
 
 /** A connection string without its password, for display. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password !== '') u.password = '***';

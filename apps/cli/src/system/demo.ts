@@ -1,4 +1,4 @@
-import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { credentialIdOf, HEX64, NotFoundError, type Grant } from '@world/contracts';
@@ -8,9 +8,9 @@ import type { WorldPaths } from './paths.js';
 /** The demo episode `pnpm start` creates (README "Quick start"). */
 export const DEMO_EPISODE = 'demo';
 /** Budget of each demo grant, in calls. */
-export const DEMO_BUDGET = 500;
+const DEMO_BUDGET = 500;
 /** The demo session lives a week; `pnpm start` mints a new one when it has expired. */
-export const DEMO_TTL_SECONDS = 7 * 24 * 3600;
+const DEMO_TTL_SECONDS = 7 * 24 * 3600;
 /** One grant per served tool's effect (world-spec §2.7: six grants cover the eight tools). */
 export const DEMO_EFFECTS = [
   'Workspace.Read',
@@ -84,9 +84,4 @@ export async function bootstrapDemo(rpc: RpcClient, paths: WorldPaths): Promise<
   await writeFile(paths.demoSessionFile, `${minted.token}\n`, { mode: 0o600 });
   await chmod(paths.demoSessionFile, 0o600);
   return { episodeId: DEMO_EPISODE, worktree, sessionFile: paths.demoSessionFile, reused: false };
-}
-
-/** Copies a directory's files (used by tests to seed worktrees the same way). */
-export async function copyTemplate(from: string, to: string): Promise<void> {
-  await cp(from, to, { recursive: true, verbatimSymlinks: true });
 }

@@ -13,7 +13,7 @@ export const HOME_LOCK_OWNER_NAME = 'world.lock.owner';
  * releasing it, e.g. SIGKILL on another host); the holder refreshes it every quarter of it.
  * On this host a dead holder's lock is taken over at once (its pid no longer runs).
  */
-export const HOME_LOCK_STALE_MS = 20_000;
+const HOME_LOCK_STALE_MS = 20_000;
 /** How long a starter that found a dead holder waits before breaking its lock (see lockHome). */
 const DEAD_HOLDER_SETTLE_MS = 250;
 /** The lock directories this process holds (its own pid in an owner file is then no stale pid). */

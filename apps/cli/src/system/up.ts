@@ -26,7 +26,7 @@ import {
 const CONFIG_EXIT_CODE = 2;
 
 /** How long `stop()` waits for a SIGTERM'd process before it sends SIGKILL. */
-export const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + UP_STOP_MARGIN_MS;
+const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + UP_STOP_MARGIN_MS;
 
 /**
  * The built entry point of a service: `<package root>/dist/main.js` of `@world/<service>`, the
@@ -76,7 +76,7 @@ export interface ServiceProcess {
 }
 
 /** Where one process listens and how its lines are reported. */
-export interface SpawnOptions {
+interface SpawnOptions {
   /** the gateway's host:port (gateways only) */
   bind?: HostPort;
   /** WORLD_HEALTH_PORT of this process (0 = any free port) */

@@ -10,8 +10,8 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-export const MARK = '<<END>>\n';
-export const JOURNAL = 'journal.txt';
+const MARK = '<<END>>\n';
+const JOURNAL = 'journal.txt';
 
 /**
  * The documented ways a call may fail instead of answering a result: MCP's host failure, -32603

@@ -54,7 +54,7 @@ export const HELLO_AIL =
   'module hello\n\nimport std/io (println)\n\nexport func main() -> () ! {IO} {\n  println("hello from ailang-run")\n}\n';
 
 /** A JSON-RPC response as read off the wire. */
-export interface RpcAnswer {
+interface RpcAnswer {
   status: number;
   contentType: string;
   text: string;

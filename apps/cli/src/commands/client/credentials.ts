@@ -8,7 +8,7 @@ import { worldPaths } from '../../system/paths.js';
 import { CliError } from '../util.js';
 
 /** The gateway the client verbs talk to when WORLD_URL is not set. */
-export const DEFAULT_WORLD_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`;
+const DEFAULT_WORLD_URL = `http://127.0.0.1:${DEFAULT_HTTP_PORT}`;
 
 /** Permission bits that let group or other read a file. */
 const GROUP_OTHER_BITS = 0o077;

@@ -25,9 +25,6 @@ export interface HttpAnswer {
   text: string;
 }
 
-/** The slice of `fetch` the client needs (tests and the MCP transport share the same one). */
-export type Fetch = typeof fetch;
-
 /**
  * A client of one gateway with one (optional) Bearer credential.
  */

@@ -16,11 +16,11 @@ import { CliError } from '../util.js';
 import { unreachable } from './http.js';
 
 /** The one-line fix printed under a session refusal. */
-export const SESSION_FIX =
+const SESSION_FIX =
   'fix: mint a live session (`world session mint --episode <ep> --grant EFFECT=SCOPE:BUDGET --out FILE`) and pass it with --session FILE or $WORLD_SESSION';
 
 /** The gateway refused the session before any MCP ran (world-spec §6.1: 401 text/plain + reason). */
-export class SessionRefusedError extends CliError {
+class SessionRefusedError extends CliError {
   constructor(
     readonly status: number,
     readonly reason: string,

@@ -96,7 +96,6 @@ export {
   type LogEntry,
   type Provenance,
   type Receipt,
-  type Ref,
   type StoredObject,
   type World,
 } from '@world/why';

@@ -21,7 +21,7 @@ import { checkLine, checksSummary, keyCheck, readKeyText, type Check } from './c
 import type { LogReads } from './log-reads.js';
 
 /** The bundle's format tag. */
-export const BUNDLE_FORMAT = 'world/log-proof-bundle/v1';
+const BUNDLE_FORMAT = 'world/log-proof-bundle/v1';
 
 /** An offline proof bundle (JSON). */
 export interface ProofBundle {

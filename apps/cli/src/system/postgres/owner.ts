@@ -8,7 +8,7 @@ import { CliError } from '../../commands/util.js';
  * PostgreSQL refuses to run as root (initdb and postgres exit), so the cluster gets a system
  * user of its own, created on first need (`useradd --system`), never a person's account.
  */
-export const CLUSTER_USER = 'world-postgres';
+const CLUSTER_USER = 'world-postgres';
 
 /** Who the cluster's processes run as: the current user, or CLUSTER_USER under root. */
 export interface ClusterOwner {

@@ -11,11 +11,11 @@ import { assertUsable, clusterState, CLUSTER_ROLE, initCluster, postmasterPid } 
 import { clusterOwner, type ClusterOwner } from './owner.js';
 
 /** How long (ms) a fast shutdown may take before the server gets SIGQUIT (within the 10 s grace). */
-export const SERVER_STOP_MS = 8_000;
+const SERVER_STOP_MS = 8_000;
 /** How long (ms) a starting server has to accept connections. */
-export const SERVER_READY_MS = 30_000;
+const SERVER_READY_MS = 30_000;
 /** Waits (ms) between restarts of a server that died while World runs; the last one repeats. */
-export const RESTART_BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000];
+const RESTART_BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000];
 /** The longest Unix socket path (sun_path is 108 bytes with its NUL). */
 const MAX_SOCKET_PATH = 107;
 /** The server's port: with no TCP listener it only names the socket, `.s.PGSQL.5432`. */
