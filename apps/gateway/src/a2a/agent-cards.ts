@@ -13,11 +13,11 @@ export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
 /** The A2A protocol versions the JSON-RPC endpoint serves, preferred first (ecosystem.md §8). */
 export const A2A_VERSIONS = ['1.0', '0.3'] as const;
 /** The only binding World serves (A2A 1.0 `protocolBinding`). */
-export const A2A_BINDING = 'JSONRPC';
+const A2A_BINDING = 'JSONRPC';
 /** Input and output modes: arguments and outputs are JSON objects. */
-export const A2A_MODES = ['application/json'];
+const A2A_MODES = ['application/json'];
 /** The security scheme name the cards declare for the session bearer credential. */
-export const BEARER_SCHEME = 'session';
+const BEARER_SCHEME = 'session';
 
 const DESCRIPTION =
   'World: a provenance-first tool host. Each skill is a tool; send its arguments as one data ' +

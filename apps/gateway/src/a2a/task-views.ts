@@ -17,9 +17,9 @@ export interface CommittedTask {
 }
 
 /** The artifact id of the one artifact a World task carries: the output object. */
-export const OUTPUT_ARTIFACT_ID = 'output';
+const OUTPUT_ARTIFACT_ID = 'output';
 /** The media type of the output part. */
-export const OUTPUT_MEDIA_TYPE = 'application/json';
+const OUTPUT_MEDIA_TYPE = 'application/json';
 
 /**
  * The committed output of a planner reply. Committed bytes that are not base64 are the

@@ -36,7 +36,7 @@ export const COMMIT_FORBIDDEN_MESSAGE = `this session holds no live ${REST_COMMI
  * do not spend the budget).
  * @param now epoch ms
  */
-export function holdsCommitGrant(session: Session, now: number): boolean {
+function holdsCommitGrant(session: Session, now: number): boolean {
   const ask = { effect: REST_COMMIT_GRANT.effect, scope: REST_COMMIT_GRANT.scope, cost: 1, now };
   return session.grants.some((g) => grantDenial({ ...g, remaining: g.budget }, ask) === null);
 }

@@ -9,7 +9,7 @@ export const OPERATOR_TOKEN_FILE_NAME = 'operator.token';
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 /** What the workbench key is derived for (a new label ends every workbench login). */
-export const WORKBENCH_KEY_LABEL = 'world/workbench-login/v1';
+const WORKBENCH_KEY_LABEL = 'world/workbench-login/v1';
 
 /**
  * The operator credential: the `world` CLI's key to the operator routes and, like a session,

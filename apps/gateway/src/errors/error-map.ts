@@ -29,7 +29,7 @@ export const HOST_FAILURE = {
 } as const;
 
 /** Fixed REST messages where the service's own text is not for clients. */
-export const REST_MESSAGES = {
+const REST_MESSAGES = {
   timeout: 'the deadline ended before World answered; retry the request',
   unavailable: 'a World service is unavailable; retry the request',
 } as const;
@@ -40,7 +40,7 @@ export const REST_MESSAGES = {
  * ran); `host` answers -32603 with a fixed host text (the effect may
  * have run; `message` replaces the error's own words); `request` answers -32600 with the error's message (transport-level refusal).
  */
-export type McpKind =
+type McpKind =
   | { kind: 'params'; prefix: string; message?: string }
   | { kind: 'request' }
   | { kind: 'host'; message: (typeof HOST_FAILURE)[keyof typeof HOST_FAILURE] };
@@ -91,7 +91,7 @@ export const A2A_V1_UNAUTHENTICATED = -32000;
  * EffectsUnrecorded, whose message is the record list); `closeConnection` when the invocation
  * deadline ended the request (world-spec §6.5 `Connection: close`).
  */
-export interface A2aKind {
+interface A2aKind {
   code: number;
   message?: string;
   closeConnection?: boolean;
@@ -109,7 +109,7 @@ const A2A_DEADLINE: A2aKind = {
 };
 const A2A_UNCERTAIN: A2aKind = { code: JSONRPC.internalError, message: MESSAGES.uncertain };
 /** Anything the table does not name: the cause goes to the operator log only (world-spec §6.5). */
-export const A2A_NOT_AVAILABLE: A2aKind = {
+const A2A_NOT_AVAILABLE: A2aKind = {
   code: JSONRPC.internalError,
   message: A2A_MESSAGES.notAvailable,
 };
@@ -268,7 +268,7 @@ export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
 };
 
 /** The row for anything the table does not name: a 500 that never leaks its cause. */
-export const INTERNAL_ROW: ErrorRow = ERROR_TABLE.Internal!;
+const INTERNAL_ROW: ErrorRow = ERROR_TABLE.Internal!;
 
 /**
  * Any thrown value as the WorldError the table maps (typedErrorOf); anything untyped is Internal

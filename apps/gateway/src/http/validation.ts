@@ -6,7 +6,7 @@ import { BadRequestError, describeZodError, fieldName } from '@world/contracts';
  * `unknown field "<f>"` and `missing field "<f>"` in a body's words, any other problem as every
  * contract states it (describeZodError: `<field>: <problem>`, `body: <problem>`).
  */
-export function describeBodyIssue(error: z.ZodError): string {
+function describeBodyIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'invalid body';
   const where = fieldName(issue.path);

@@ -190,8 +190,6 @@ export class McpEndpoint {
   }
 }
 
-export { methodNotFoundText };
-
 /** The per-POST low-level Server: tools/list and tools/call over the exchange (ecosystem.md §8). */
 function toolServer(exchange: McpExchange): Server {
   const server = new Server(

@@ -39,8 +39,8 @@ export interface McpTool {
 }
 
 /** The `_meta` keys of a tools/call result that cite its log entry, so an agent can prove it. */
-export const ENTRY_INDEX_META_KEY = 'world/entryIndex';
-export const ENTRY_HASH_META_KEY = 'world/entryHash';
+const ENTRY_INDEX_META_KEY = 'world/entryIndex';
+const ENTRY_HASH_META_KEY = 'world/entryHash';
 
 /** A `tools/call` result: the output object twice (world-spec §6.2), and its log entry in `_meta`. */
 export interface McpCallResult {
@@ -327,7 +327,7 @@ export class McpExchange {
  * (results-and-errors.txt "effects[].status ok, failed or denied"). The output object itself is
  * never changed; `isError` sits beside it.
  */
-export function isToolError(output: Record<string, unknown>): boolean {
+function isToolError(output: Record<string, unknown>): boolean {
   if (output['ok'] === false) return true;
   const world = output['world'];
   if (typeof world !== 'object' || world === null) return false;
@@ -358,7 +358,7 @@ export class McpFailure extends Error {
  * escape of world-internals §7.1 is the identity), a schema without a top-level `type` gains
  * `"type":"object"` (world-spec §6.2).
  */
-export function toMcpTool(descriptor: ToolDescriptor): McpTool {
+function toMcpTool(descriptor: ToolDescriptor): McpTool {
   return {
     name: descriptor.id,
     title: descriptor.title,

@@ -11,7 +11,7 @@ import {
 import { MCP_MODERN_PROTOCOL_VERSION } from '@world/contracts';
 
 /** The first revision with the Streamable HTTP transport; older ones never reach an HTTP endpoint. */
-export const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
+const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
 /**
  * Every `MCP-Protocol-Version` this endpoint accepts: the SDK's 2025-era versions from the first
  * Streamable HTTP revision on, plus the modern revision (world-spec §6.2 + ecosystem.md §2.1).
@@ -65,7 +65,7 @@ export function acceptedMediaTypes(accept: string | undefined): string[] {
  * World also takes a wildcard that covers them (curl's default `*\/*`), as servers in the field
  * do — the answer is then the SSE or JSON the SDK picks, both of which the wildcard admits.
  */
-export function acceptCovers(accepted: readonly string[], type: string): boolean {
+function acceptCovers(accepted: readonly string[], type: string): boolean {
   const major = type.split('/')[0];
   return accepted.some((t) => t === type || t === '*/*' || t === `${major}/*`);
 }
@@ -97,7 +97,7 @@ export function headerProblem(
  * Whether a parsed body is a 2026-07-28-era request: a JSON-RPC object whose `params._meta`
  * names a protocol version (the per-request envelope; the SDK's own era classifier keys on it).
  */
-export function isModernRequest(body: unknown): boolean {
+function isModernRequest(body: unknown): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const params = (body as { params?: unknown }).params;
   if (typeof params !== 'object' || params === null) return false;
@@ -145,7 +145,7 @@ export function versionRefusal(version: string, body: unknown): JsonRefusal | nu
  * The 2026-07-28 methods World serves; the SDK serves `server/discover` and
  * `subscriptions/listen` itself.
  */
-export const MODERN_METHODS: ReadonlySet<string> = new Set([
+const MODERN_METHODS: ReadonlySet<string> = new Set([
   'server/discover',
   'subscriptions/listen',
   'tools/list',

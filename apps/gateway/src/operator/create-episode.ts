@@ -12,7 +12,7 @@ import { RPC, type RpcClient } from '@world/runtime';
 import { parseBody } from '../http/validation.js';
 
 /** POST /v1/operator/episodes body: an id and at most one source (a directory or a git repo). */
-export const CreateEpisodeBodySchema = z
+const CreateEpisodeBodySchema = z
   .object({
     episodeId: EpisodeIdSchema,
     from: z.string().min(1).optional(),

@@ -17,7 +17,7 @@ import { parseBody } from '../http/validation.js';
 import type { QueryValue } from '../provenance/paging.js';
 
 /** POST /v1/operator/sessions body: grants in their textual form `EFFECT=SCOPE:BUDGET`. */
-export const MintSessionBodySchema = z
+const MintSessionBodySchema = z
   .object({
     episodeId: EpisodeIdSchema,
     grants: z.array(z.string()).min(1, 'must list at least one grant'),

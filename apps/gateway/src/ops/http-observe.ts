@@ -14,7 +14,7 @@ import {
 type RequestLog = Pick<ReturnType<typeof serviceLogger>, 'info' | 'debug'>;
 
 /** The `route` label of a request no route matched: unknown paths never become labels. */
-export const UNMATCHED_ROUTE = '(unmatched)';
+const UNMATCHED_ROUTE = '(unmatched)';
 /** Responses from this status on fail their span. */
 const SERVER_ERROR_STATUS = 500;
 const MS_PER_SECOND = 1000;
@@ -24,7 +24,7 @@ const QUIET_ROUTES: ReadonlySet<string> = new Set(Object.values(OPS_ROUTES));
  * The route template a request matched (`/v1/objects/:ref`), from Express's matched route, or
  * UNMATCHED_ROUTE: a low-cardinality label whatever paths clients send.
  */
-export function routeOf(req: Request): string {
+function routeOf(req: Request): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' ? path : UNMATCHED_ROUTE;
 }

@@ -18,7 +18,7 @@ import { RPC, type RpcClient } from '@world/runtime';
 import { parseBody } from '../http/validation.js';
 
 /** The 503 text when the ledger's answer did not arrive: the commit may have landed. */
-export const COMMIT_UNCERTAIN_MESSAGE =
+const COMMIT_UNCERTAIN_MESSAGE =
   'commit outcome is not confirmed; reconcile with GET /v1/receipts/<id> or GET /v1/log/<entryIndex> before resending';
 
 const Base64 = z.string().refine(
@@ -46,7 +46,7 @@ const ObservedHead = z.string().superRefine((text, ctx) => {
  * fields, nothing unknown at any level (world-spec §5.10: "DisallowUnknownFields"), every ref
  * strict, payloads standard base64, observedHead '' or a ref.
  */
-export const CommitBodySchema = LedgerRestCommitRequest.omit({ author: true })
+const CommitBodySchema = LedgerRestCommitRequest.omit({ author: true })
   .extend({
     invocationId: z
       .string()

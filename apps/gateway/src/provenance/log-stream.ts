@@ -122,7 +122,7 @@ export class CommittedEvents {
 }
 
 /** Where a stream writes: the HTTP response, seen through what the run needs. */
-export interface StreamSink {
+interface StreamSink {
   /** writes one frame; false when the socket's buffer is full */
   write(frame: string): boolean;
   /** resolves when the buffer has drained (or the client left) */

@@ -1,7 +1,7 @@
 import { BadRequestError, PAGE_DEFAULT, PAGE_MAX } from '@world/contracts';
 
 /** The exact 400 text of a bad log index (world-spec §5.7, §11 scenario 5). */
-export const LOG_INDEX_MESSAGE = 'log index must be a non-negative integer';
+const LOG_INDEX_MESSAGE = 'log index must be a non-negative integer';
 
 const NON_NEGATIVE = /^[0-9]+$/;
 const INTEGER = /^-?[0-9]+$/;

@@ -4,7 +4,7 @@ import { RPC, type RpcClient } from '@world/runtime';
 import { NOT_FOUND, orNotFound } from './not-found.js';
 
 /** The exact 400 text for a receipt id outside the REST namespace (world-spec §5.11). */
-export const RECEIPT_ID_MESSAGE = 'receipt id must be rest:<id>';
+const RECEIPT_ID_MESSAGE = 'receipt id must be rest:<id>';
 const REST_PREFIX = 'rest:';
 
 /** A receipt as GET /v1/receipts/{id} serves it (world-spec §5.11). */

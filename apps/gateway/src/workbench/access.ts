@@ -23,7 +23,7 @@ export const TICKET_TTL_MS = 60_000;
 /** How long a login lasts. */
 export const LOGIN_TTL_MS = 8 * 3600_000;
 /** The cookie of a login. */
-export const LOGIN_COOKIE = 'world_workbench';
+const LOGIN_COOKIE = 'world_workbench';
 /** At most this many consumed ticket nonces are remembered (each for at most TICKET_TTL_MS). */
 const MAX_CONSUMED = 10_000;
 const IV_BYTES = 12;

@@ -17,15 +17,15 @@ import type { LogEntryView, ReadLog } from '../provenance/read-log.js';
 /** Streams open at once per gateway. */
 export const AGUI_MAX_STREAMS = 64;
 /** How long one run lasts before RUN_FINISHED (the client resumes from the cursor). */
-export const AGUI_RUN_MS = 60_000;
+const AGUI_RUN_MS = 60_000;
 /** The longest request body (a RunAgentInput; World reads only threadId, runId, state.cursor). */
 export const AGUI_BODY_MAX_BYTES = 64 * 1024;
 /** Heartbeat period of a quiet stream; also how often the log is re-read (events are at most once). */
-export const AGUI_HEARTBEAT_MS = 2_000;
+const AGUI_HEARTBEAT_MS = 2_000;
 /** Seconds a refused client should wait (Retry-After). */
 export const AGUI_RETRY_AFTER_S = 5;
 /** The CUSTOM event's name. */
-export const ENTRY_COMMITTED = 'world.entry.committed';
+const ENTRY_COMMITTED = 'world.entry.committed';
 
 /** What World reads of a RunAgentInput. */
 export interface AguiStart {
@@ -55,7 +55,7 @@ export function parseAguiInput(body: Record<string, unknown>, headIndex: number)
 }
 
 /** Where a run writes (the HTTP response). */
-export interface AguiSink {
+interface AguiSink {
   write(text: string): boolean;
   drained(): Promise<void>;
 }

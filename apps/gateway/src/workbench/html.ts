@@ -22,7 +22,7 @@ const ENTITIES: Record<string, string> = {
 };
 
 /** `value` as text safe in element content and in a quoted attribute value. */
-export function escapeHtml(value: string): string {
+function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 

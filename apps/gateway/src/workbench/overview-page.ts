@@ -17,7 +17,7 @@ import { latencySection, replicasSection } from './replicas-section.js';
 import type { SurveySnapshot } from './replica-survey.js';
 
 /** Minutes the chart covers. */
-export const OVERVIEW_MINUTES = 60;
+const OVERVIEW_MINUTES = 60;
 /** The chart's outcomes, bottom to top, and their colours. */
 const SERIES: Array<[TimelineRateRow['outcome'], string]> = [
   ...ENTRY_OUTCOMES.map((o): [TimelineRateRow['outcome'], string] => [

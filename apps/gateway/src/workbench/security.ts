@@ -7,7 +7,7 @@
 import type { Response } from 'express';
 
 /** The Content-Security-Policy of every workbench response (CSP Level 3). */
-export const WORKBENCH_CSP =
+const WORKBENCH_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 

@@ -99,7 +99,7 @@ export async function readRowsFrom(
 }
 
 /** A commit time as the page shows it (`YYYY-MM-DD HH:MM:SS` UTC), `-` when unknown. */
-export function timeText(iso: string | null): string {
+function timeText(iso: string | null): string {
   return iso === null ? '-' : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 

@@ -5,9 +5,9 @@
 import { BadRequestError, TIMELINE_LIMIT_MAX } from '@world/contracts';
 
 /** Most rows on one page: the ledger's timeline read bound (TIMELINE_LIMIT_MAX, 100). */
-export const TIMELINE_PAGE_MAX = TIMELINE_LIMIT_MAX;
+const TIMELINE_PAGE_MAX = TIMELINE_LIMIT_MAX;
 /** Rows on a page when `limit` is absent. */
-export const TIMELINE_PAGE_DEFAULT = 50;
+const TIMELINE_PAGE_DEFAULT = 50;
 /** The outcomes the timeline filters on; `unrecorded` is a claimed call without an entry. */
 export const OUTCOMES = ['ok', 'refused', 'denied', 'failed', 'unrecorded'] as const;
 /** The surfaces the timeline filters on. */

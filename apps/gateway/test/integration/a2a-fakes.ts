@@ -29,7 +29,7 @@ interface Committed {
 }
 
 /** The fake world plus the A2A planner's committed invocations and the ledger's extra states. */
-export class A2aWorld extends FakeWorld {
+class A2aWorld extends FakeWorld {
   /** invocation id → what committed (the fake ledger's journal) */
   readonly committed = new Map<string, Committed>();
   /** invocation id → a state the journal reports instead (in-flight, ended) */
