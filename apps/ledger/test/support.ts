@@ -119,9 +119,8 @@ export interface HeadView {
   revision: number;
 }
 
-/** The committer of the suites' REST commits, and the writtenBy that names it. */
-export const REST_AUTHOR: CommitAuthor = { kind: 'operator' };
-export const REST_WRITTEN_BY = 'operator/quickstart';
+/** The committer of the suites' REST commits. */
+const REST_AUTHOR: CommitAuthor = { kind: 'operator' };
 
 /**
  * A valid REST commit on top of `head` (world-spec §5.10): the client computes index, previous

@@ -27,7 +27,7 @@ import type { TreeRepository } from './tree.repository.js';
 const log = serviceLogger(LEDGER_SERVICE);
 
 /** Default minimum time between two signings (WORLD_CHECKPOINT_INTERVAL_MS). */
-export const CHECKPOINT_INTERVAL_MS = 1000;
+const CHECKPOINT_INTERVAL_MS = 1000;
 
 /** A signed checkpoint and what it states. */
 export interface SignedCheckpoint {
