@@ -17,7 +17,7 @@ export interface ComposedEffect {
 }
 
 /** The world block every result object carries (world-spec §4.2). */
-export interface WorldBlock {
+interface WorldBlock {
   effects: Array<{ id: string; status: EffectStatus; record: Ref | null }>;
   plan: Ref;
 }

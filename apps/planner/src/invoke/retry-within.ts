@@ -1,9 +1,9 @@
 import { ServiceUnavailableError, TransportTimeoutError } from '@world/contracts';
 
 /** First pause between two attempts; it doubles up to RETRY_PAUSE_MAX_MS. */
-export const RETRY_PAUSE_MIN_MS = 50;
+const RETRY_PAUSE_MIN_MS = 50;
 /** Longest pause between two attempts (a restarting service is back within a few of them). */
-export const RETRY_PAUSE_MAX_MS = 500;
+const RETRY_PAUSE_MAX_MS = 500;
 
 /** True for the failures a resend may cure: no service answered, or its answer did not arrive. */
 export function isTransient(err: unknown): boolean {

@@ -56,7 +56,7 @@ export interface OpsSystem {
 }
 
 /** A JSON-RPC answer to tools/call. */
-export interface McpAnswer {
+interface McpAnswer {
   status: number;
   result?: { structuredContent: Record<string, unknown> };
   error?: { code: number; message: string };
