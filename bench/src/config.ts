@@ -16,8 +16,6 @@ export const SESSION_TTL_SECONDS = 24 * 3600;
 /** The MCP revision the raw HTTP driver speaks (the 2025-era path every client reaches). */
 export const RAW_PROTOCOL_VERSION = '2025-11-25';
 
-/** Concurrency levels of the load scenarios (issue 7). */
-export const CONCURRENCY = [1, 8, 32] as const;
 /** Clients hammering one episode in the lease-contention scenario (issue 7). */
 export const CONTENTION_CLIENTS = 8;
 /** Entries per page of the log-read scenario (issue 7: GET /v1/log?from=…&limit=500). */

@@ -59,13 +59,13 @@ export function startProcess(
 }
 
 /** Resident memory of a process, from /proc/<pid>/status, in MB (VmRSS now, VmHWM its peak). */
-export interface Memory {
+interface Memory {
   rssMb: number;
   hwmMb: number;
 }
 
 /** Reads VmRSS and VmHWM of a live process; null when it is gone. */
-export function readMemory(pid: number): Memory | null {
+function readMemory(pid: number): Memory | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -128,11 +128,11 @@ export class RssSampler {
 }
 
 /** Kernel clock ticks per second (/proc/<pid>/stat counts CPU time in them). */
-export const CLOCK_TICKS_PER_S = 100;
+const CLOCK_TICKS_PER_S = 100;
 const MS_PER_S = 1000;
 
 /** CPU time (user + system) a live process has used, ms; null when it is gone. */
-export function readCpuMs(pid: number): number | null {
+function readCpuMs(pid: number): number | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');

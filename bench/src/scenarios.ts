@@ -63,7 +63,7 @@ export interface RunContext {
 }
 
 /** Runs `step` under ctx.guard when there is one. */
-export async function guarded<T>(
+async function guarded<T>(
   ctx: RunContext,
   label: string,
   step: () => Promise<T>,
@@ -342,7 +342,7 @@ export async function growLog(
 }
 
 /** `gateway 1.20, planner 0.80, …` */
-export function formatCpu(cpu: Record<string, number>): string {
+function formatCpu(cpu: Record<string, number>): string {
   return Object.entries(cpu)
     .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
     .join(', ');

@@ -4,11 +4,10 @@
  */
 
 /** The percentiles every scenario reports, as fractions (issue 7: p50, p90, p99, then max). */
-export const PERCENTILES = { p50: 0.5, p90: 0.9, p99: 0.99 } as const;
-export type PercentileName = keyof typeof PERCENTILES;
+const PERCENTILES = { p50: 0.5, p90: 0.9, p99: 0.99 } as const;
 /** The columns compared between World and the baseline. */
-export const COMPARED = ['p50', 'p90', 'p99', 'max'] as const;
-export type ComparedName = (typeof COMPARED)[number];
+const COMPARED = ['p50', 'p90', 'p99', 'max'] as const;
+type ComparedName = (typeof COMPARED)[number];
 
 const MS_PER_S = 1000;
 
@@ -66,7 +65,7 @@ export function summarize(latenciesMs: readonly number[], wallMs: number, errors
 }
 
 /** World minus baseline, and World over baseline, at one percentile. */
-export interface Overhead {
+interface Overhead {
   diffMs: number;
   ratio: number;
 }

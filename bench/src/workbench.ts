@@ -19,7 +19,7 @@ import { percentile } from './stats.js';
 import { startDistributedTarget } from './targets/distributed.js';
 
 /** The target: server time of one page, ms. */
-export const PAGE_TARGET_MS = 100;
+const PAGE_TARGET_MS = 100;
 const FULL_ENTRIES = 100_000;
 const QUICK_ENTRIES = 1_000;
 const WARMUP = 3;
@@ -28,7 +28,7 @@ const RUNS = 20;
 const OLD_CALLS = 3;
 
 /** One page's timings, ms. */
-export interface PageTiming {
+interface PageTiming {
   page: string;
   path: string;
   status: number;

@@ -22,7 +22,7 @@ export const FLOOR_SUBJECTS = {
 export const FLOOR_REQUEST_MS = 10_000;
 
 /** Connections per pool: World's openPostgres default. */
-export const FLOOR_POOL_MAX = 10;
+const FLOOR_POOL_MAX = 10;
 
 /**
  * The session setting World's connections start with (a statement of a dead client is

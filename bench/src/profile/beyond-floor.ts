@@ -18,7 +18,7 @@ export interface ProfiledPhase {
 }
 
 /** One row of the ranking: ms per call in World and in the floor, and the difference. */
-export interface Excess {
+interface Excess {
   /** the process (service role) */
   role: string;
   /** the area or function; the process itself in the per-process rows */

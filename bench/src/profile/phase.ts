@@ -28,7 +28,7 @@ function perCallCounters(
 }
 
 /** Now on CLOCK_MONOTONIC in µs, the clock V8 stamps --cpu-prof samples with. */
-export function monotonicUs(): number {
+function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 

@@ -16,7 +16,7 @@ import type { Target } from './target.js';
 
 /** The services in start order (the ledger owns genesis). */
 export const SERVICES = ['ledger', 'broker', 'planner', 'gateway'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+type ServiceName = (typeof SERVICES)[number];
 
 /** The PostgreSQL server a run creates its database on (trust auth, as the tests use). */
 export function adminUrl(): string {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (bench/dist/targets → ../../..). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A path inside the repository. */
 export function repoPath(rel: string): string {

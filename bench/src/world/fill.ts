@@ -15,7 +15,7 @@ import { fileText } from '../fixture.js';
 const FILL_EPISODE = 'bench-fill';
 
 /** The planner's transition and interpreter refs of ailang-read, read once from the planner. */
-export async function toolIdentity(
+async function toolIdentity(
   rpc: RpcClient,
 ): Promise<{ transitionFn: Ref; interpreter: Ref; semanticsEpoch: number }> {
   const now = Date.now();
@@ -44,11 +44,7 @@ export async function toolIdentity(
 }
 
 /** The `ledger.commit` request of fill commit number `n` (unique objects per n). */
-export function fillCommit(
-  n: number,
-  tag: string,
-  identity: Awaited<ReturnType<typeof toolIdentity>>,
-) {
+function fillCommit(n: number, tag: string, identity: Awaited<ReturnType<typeof toolIdentity>>) {
   const writtenBy = writtenByFor('mcp');
   const invocationId = `mcp:${FILL_EPISODE}:${tag}-${n}`;
   const content = fileText();
