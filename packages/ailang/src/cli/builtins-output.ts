@@ -36,7 +36,7 @@ export function listBuiltins(filter: BuiltinsFilter = {}): BuiltinSpec[] {
 }
 
 /** The effect column: `io`, `fs`, `env` or `pure`. */
-export function effectLabel(b: BuiltinSpec): string {
+function effectLabel(b: BuiltinSpec): string {
   return effectOf(b)?.toLowerCase() ?? 'pure';
 }
 
@@ -49,7 +49,7 @@ export function builtinsText(items: readonly BuiltinSpec[]): string {
 }
 
 /** One builtin as the JSON inventory lists it. */
-export function builtinJson(b: BuiltinSpec): Record<string, unknown> {
+function builtinJson(b: BuiltinSpec): Record<string, unknown> {
   const effect = effectOf(b);
   return {
     name: b.name,

@@ -80,6 +80,6 @@ export function checkHuman(r: CheckResult, quiet: boolean): CommandOutput {
 }
 
 /** The loader's warnings, one line each, as the real binary prints them on stderr. */
-export function warningText(r: CheckResult): string {
+function warningText(r: CheckResult): string {
   return r.warnings.map((w) => `${w}\n`).join('');
 }

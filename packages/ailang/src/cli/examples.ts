@@ -15,7 +15,7 @@ export const NO_CORPUS_REFUSAL =
   'no examples corpus configured: start ailang-worldd serve with --examples-dir DIR (an AILANG examples corpus: manifest.json plus runnable/; `ailang examples download` makes one at ~/.ailang/examples)';
 
 /** Every `.ail` file of a corpus, as slash-separated relative paths, sorted. */
-export function corpusFiles(dir: string): string[] {
+function corpusFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     let names: string[];

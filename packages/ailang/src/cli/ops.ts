@@ -8,7 +8,7 @@ import { pathRefusal } from '../toolchain/confine.js';
  */
 
 /** A request field of an op. */
-export type CliField = 'path' | 'module' | 'query' | 'package';
+type CliField = 'path' | 'module' | 'query' | 'package';
 
 /** One op: its fields (required or optional) and admitted flags. */
 export interface CliOp {

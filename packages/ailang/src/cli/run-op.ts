@@ -55,7 +55,7 @@ const UNSUPPORTED_FLAGS: Record<string, string[]> = {
 };
 
 /** The refusal of an op this toolchain cannot serve (world-spec §3.8 brief: refused by name). */
-export function unsupportedOp(op: string, why: string): string {
+function unsupportedOp(op: string, why: string): string {
   return `op ${op} is not supported by the embedded AILANG toolchain (${why}; set AILANG_BIN to a real ailang binary for it)`;
 }
 

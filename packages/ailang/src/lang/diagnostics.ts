@@ -29,7 +29,7 @@ export interface Diagnostic {
  * toolchain's families (ailang.md §1.3: PAR, MOD, IMP, TC, RT); `ERROR` is the unstructured code
  * the real binary gives effect errors, kept so the effect error text has the same shape.
  */
-export const ERROR_CODES = {
+const ERROR_CODES = {
   PAR001: [
     'syntax error: unexpected token',
     'compare the line with the AILANG grammar: blocks use ; or newlines, match arms use , or newlines, if needs else',

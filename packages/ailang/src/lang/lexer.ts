@@ -8,10 +8,10 @@ import { CompileError, type Pos } from './diagnostics.js';
  */
 
 /** Token kinds. */
-export type TokenKind = 'ident' | 'upper' | 'int' | 'float' | 'string' | 'keyword' | 'op' | 'eof';
+type TokenKind = 'ident' | 'upper' | 'int' | 'float' | 'string' | 'keyword' | 'op' | 'eof';
 
 /** One piece of a string literal: literal text, or an interpolated expression's source. */
-export type StringPart = { text: string } | { expr: string; pos: Pos };
+type StringPart = { text: string } | { expr: string; pos: Pos };
 
 /** A lexed token. `nl` is true when a newline separates it from the previous token. */
 export interface Token {
@@ -28,7 +28,7 @@ export interface Token {
 }
 
 /** Reserved words (ailang.md §2.1; using one as a name is PAR006). */
-export const KEYWORDS = new Set([
+const KEYWORDS = new Set([
   'module',
   'import',
   'as',

@@ -52,7 +52,7 @@ export interface CheckResult {
  * The real loader's warning for the legacy import prefix `stdlib/std/` (it reads the module as
  * `std/…`), printed once per load.
  */
-export const LEGACY_STDLIB_WARNING =
+const LEGACY_STDLIB_WARNING =
   "Warning: import path 'stdlib/std/*' is deprecated; use 'std/*' instead";
 const LEGACY_STDLIB_PREFIX = 'stdlib/std/';
 
@@ -62,7 +62,7 @@ export function moduleFile(path: string): string {
 }
 
 /** The module path a file must declare (MOD010): the path without `./` and `.ail`. */
-export function expectedModulePath(file: string): string {
+function expectedModulePath(file: string): string {
   let p = file.replace(/\\/g, '/');
   while (p.startsWith('./')) p = p.slice(2);
   return p.endsWith('.ail') ? p.slice(0, -'.ail'.length) : p;
@@ -96,7 +96,7 @@ export function checkProgram(file: string, reader: SourceReader): CheckResult {
  * checking the program (AILANG_WORKER_STACK_MB, read from the thread's own resource limits:
  * worker code never loads the contracts package), or the calling thread's default stack.
  */
-export function nestingLimitMessage(): string {
+function nestingLimitMessage(): string {
   const mb = resourceLimits.stackSizeMb;
   const stack =
     mb === undefined

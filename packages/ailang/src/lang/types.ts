@@ -40,7 +40,7 @@ export interface TCon {
 }
 
 /** A function type with its parameter list (AILANG functions are not curried). */
-export interface TFun {
+interface TFun {
   t: 'fun';
   params: Type[];
   ret: Type;
@@ -68,7 +68,6 @@ export function con(name: string, args: Type[] = [], key = name): TCon {
 }
 
 /** The base types. */
-export const INT = con('int');
 export const FLOAT = con('float');
 export const STRING = con('string');
 export const BOOL = con('bool');

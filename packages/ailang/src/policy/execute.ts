@@ -149,7 +149,7 @@ function truncateUtf8(text: string, bytes: number): string {
  * the whole JSON value for one parameter, a JSON array for several.
  * @throws AilRuntimeError when the JSON does not fit the parameter types
  */
-export function entryArgs(entry: FuncDecl, argsJson: string | null): Value[] {
+function entryArgs(entry: FuncDecl, argsJson: string | null): Value[] {
   if (entry.params.length === 0) return [];
   let json: unknown;
   try {

@@ -17,12 +17,12 @@ import type { AilangContext, AilangPolicy } from '../toolchain/types.js';
 /** The capabilities an ailang-run call may name (world-spec §3.5). */
 export const RUN_CAPS = ['Clock', 'Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
 /** Caps every run may use without an operator gate. */
-export const UNGATED_CAPS = ['FS', 'IO'];
+const UNGATED_CAPS = ['FS', 'IO'];
 /** The default cap set of a run that names none. */
 export const DEFAULT_RUN_CAPS = ['FS', 'IO'];
 
 /** The byte limits of a policy (ailang.md §1.5; restricted defaults). */
-export interface PolicyLimits {
+interface PolicyLimits {
   max_source_bytes: number;
   max_module_graph_bytes: number;
   max_output_bytes: number;
@@ -30,7 +30,7 @@ export interface PolicyLimits {
 }
 
 /** Restricted-mode defaults (ailang.md §1.5: 1 MiB / 16 MiB / 8 MiB / 8 MiB). */
-export const DEFAULT_LIMITS: PolicyLimits = {
+const DEFAULT_LIMITS: PolicyLimits = {
   max_source_bytes: AILANG_MAX_SOURCE_BYTES,
   max_module_graph_bytes: AILANG_MAX_MODULE_GRAPH_BYTES,
   max_output_bytes: AILANG_MAX_OUTPUT_BYTES,
@@ -157,7 +157,7 @@ export function renderPolicyToml(p: RunPolicy): string {
 }
 
 /** A TOML basic string: quotes, backslashes and control characters escaped (TOML 1.0). */
-export function tomlString(value: string): string {
+function tomlString(value: string): string {
   let out = '"';
   for (const ch of value) {
     const code = ch.codePointAt(0)!;

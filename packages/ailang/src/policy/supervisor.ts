@@ -33,7 +33,7 @@ export interface RawRunOutput {
 }
 
 /** The worker script: next to this module in dist/, or the built copy when running from src/. */
-export function workerScript(): string {
+function workerScript(): string {
   const here = fileURLToPath(import.meta.url);
   const sibling = join(dirname(here), 'worker.js');
   if (existsSync(sibling)) return sibling;

@@ -43,7 +43,7 @@ export interface NetPolicy {
 }
 
 /** No network: the policy of a run without Net. */
-export const NO_NET: NetPolicy = { allow: [], allowHttp: false, timeoutMs: 0, maxResponseBytes: 0 };
+const NO_NET: NetPolicy = { allow: [], allowHttp: false, timeoutMs: 0, maxResponseBytes: 0 };
 
 /** Options of a StandardHost. */
 export interface HostOptions {

@@ -102,7 +102,7 @@ const OPENSSL_ERROR = /:error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:]+):/;
  * HTTP response to HTTPS client"); any other TLS failure is `TLS handshake failed: <reason>`.
  * Messages without an OpenSSL error pass unchanged.
  */
-export function transportText(message: string): string {
+function transportText(message: string): string {
   const m = OPENSSL_ERROR.exec(message);
   if (m === null) return message;
   const reason = m[1]!.trim();

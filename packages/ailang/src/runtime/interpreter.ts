@@ -41,7 +41,7 @@ interface ModuleRuntime {
 }
 
 /** The message of RT_REC_003 (the real runtime's wording, ailang.md §1.5). */
-export function recursionLimitMessage(limit: number): string {
+function recursionLimitMessage(limit: number): string {
   return `RT_REC_003: max recursion depth ${limit} exceeded. Try a smaller input, an iterative std/list helper such as foldl or map instead of hand-rolled recursion, or raise the ceiling with --max-recursion-depth`;
 }
 

@@ -12,7 +12,7 @@ export const UNIT_V: { readonly k: 'unit' } = Object.freeze({ k: 'unit' as const
 export const NIL: { readonly k: 'nil' } = Object.freeze({ k: 'nil' as const });
 
 /** A non-empty list cell. */
-export interface Cons {
+interface Cons {
   k: 'cons';
   head: Value;
   tail: ListValue;
@@ -21,12 +21,12 @@ export interface Cons {
 export type ListValue = Cons | typeof NIL;
 
 /** `(a, b, …)` */
-export interface TupleValue {
+interface TupleValue {
   k: 'tuple';
   items: Value[];
 }
 /** `{name: value, …}` */
-export interface RecordValue {
+interface RecordValue {
   k: 'record';
   fields: Map<string, Value>;
 }

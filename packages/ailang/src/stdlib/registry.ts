@@ -116,7 +116,7 @@ export const BUILTINS: readonly BuiltinSpec[] = [
 ];
 
 /** Builtins by registry name. */
-export const BUILTINS_BY_NAME: ReadonlyMap<string, BuiltinSpec> = new Map(
+const BUILTINS_BY_NAME: ReadonlyMap<string, BuiltinSpec> = new Map(
   BUILTINS.map((b) => [b.name, b]),
 );
 

@@ -74,7 +74,7 @@ export function childEnv(ctx: AilangContext): Record<string, string> {
 }
 
 /** The policy file of a variant: next to the episode policy, tagged by its cap set. */
-export function variantPath(policyPath: string, p: RunPolicy): string {
+function variantPath(policyPath: string, p: RunPolicy): string {
   const stem = basename(policyPath).replace(/\.toml$/, '');
   return join(
     dirname(policyPath),
@@ -110,7 +110,7 @@ export function resolveRunPolicy(ctx: AilangContext, caps: readonly string[]): R
 }
 
 /** The episode policy's bytes: its file when readable, else its rendering. */
-export function basePolicyBytes(ctx: AilangContext): string {
+function basePolicyBytes(ctx: AilangContext): string {
   try {
     return readFileSync(ctx.policyPath, 'utf8');
   } catch {

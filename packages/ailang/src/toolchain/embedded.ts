@@ -37,7 +37,7 @@ const PACKAGE_VERSION: string = (
 ).version;
 
 /** `ailang version` of the embedded toolchain. */
-export const EMBEDDED_VERSION_TEXT = `${EMBEDDED_VERSION}\nToolchain: @world/ailang ${PACKAGE_VERSION} (TypeScript subset of the AILANG language core)\n\nThe AI-First Programming Language\n`;
+const EMBEDDED_VERSION_TEXT = `${EMBEDDED_VERSION}\nToolchain: @world/ailang ${PACKAGE_VERSION} (TypeScript subset of the AILANG language core)\n\nThe AI-First Programming Language\n`;
 
 // Ops whose work is a table lookup run on the caller's thread.
 const IN_THREAD_OPS = new Set(['version', 'builtins_list', 'builtins_show']);
@@ -61,7 +61,7 @@ function cap(text: string): string {
  * `ailang check --json` / `ai-check` (ailang.md §1.3): one error naming the limit and its value.
  * @param exitCode 124 for the compile deadline (ailang.md §1.3), 1 for any other limit
  */
-export function limitOutput(
+function limitOutput(
   req: CliRequest,
   exitCode: number,
   error: { code: string; message: string },
@@ -83,7 +83,7 @@ export function limitOutput(
 }
 
 /** The LIMIT002 error of a check whose worker exhausted its heap (AILANG_WORKER_HEAP_MB). */
-export const HEAP_LIMIT_ERROR = {
+const HEAP_LIMIT_ERROR = {
   code: 'LIMIT002',
   message: `compilation exhausted the embedded toolchain's worker heap (${AILANG_WORKER_HEAP_MB} MiB)`,
 };

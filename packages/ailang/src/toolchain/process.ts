@@ -33,7 +33,7 @@ export interface ProcessOptions {
  * Kills a process group, refusing pids that would hit more than the group: ≤ 1 (kill(-1)
  * would signal every process of the user, incident 14) and this process itself.
  */
-export function killGroup(pid: number | undefined): void {
+function killGroup(pid: number | undefined): void {
   if (
     pid === undefined ||
     !Number.isInteger(pid) ||

@@ -56,7 +56,7 @@ export function runResult(
 const TOOLCHAIN_LINE = /^(Error: |Warning|WARNING |policy: |policy-result: )/;
 
 /** A rewriter of the policy file's absolute path (given and real) to its worktree-relative path. */
-export function policyRelative(policyPath: string, worktree: string): (text: string) => string {
+function policyRelative(policyPath: string, worktree: string): (text: string) => string {
   if (!policyPath.startsWith('/')) return (text) => text;
   const real = (p: string): string => {
     try {

@@ -126,7 +126,7 @@ const anonymousRowKey = (vars: Map<string, Type>): string => `...${vars.size}`;
 const isAnonymousRowKey = (k: string): boolean => k.startsWith('...');
 
 /** The builtin list's name in `List[T]`; a type of this name in scope shadows it. */
-export const BUILTIN_LIST_NAME = 'List';
+const BUILTIN_LIST_NAME = 'List';
 
 // Aliases expanding deeper than this are recursive (a finite program never needs more).
 const ALIAS_DEPTH_MAX = 64;

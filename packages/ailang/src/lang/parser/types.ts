@@ -3,7 +3,7 @@ import { CompileError, type Pos } from '../diagnostics.js';
 import { TokenParser } from './tokens.js';
 
 /** Effect labels the language knows (ailang.md §3); other capitalised names are PAR005. */
-export const EFFECT_LABELS = new Set([
+const EFFECT_LABELS = new Set([
   'IO',
   'FS',
   'Net',

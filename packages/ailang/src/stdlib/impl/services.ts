@@ -89,7 +89,7 @@ function headerRefusal(headers: [string, string][]): Value | null {
 }
 
 /** `_net_httpRequest(method, url, headers, body) -> Result[HttpResponse, NetError] ! {Net}`. */
-export function httpRequest(
+function httpRequest(
   rt: RuntimeApi,
   method: string,
   url: string,
