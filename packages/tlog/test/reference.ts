@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const sha256 = (...parts: Uint8Array[]): Buffer => {
+const sha256 = (...parts: Uint8Array[]): Buffer => {
   const h = createHash('sha256');
   for (const p of parts) h.update(p);
   return h.digest();
@@ -15,10 +15,10 @@ export const sha256 = (...parts: Uint8Array[]): Buffer => {
 /** MTH({d}) = SHA-256(0x00 || d) */
 export const refLeafHash = (d: Uint8Array): Buffer => sha256(Buffer.from([0]), d);
 /** SHA-256(0x01 || left || right) */
-export const refNodeHash = (l: Uint8Array, r: Uint8Array): Buffer => sha256(Buffer.from([1]), l, r);
+const refNodeHash = (l: Uint8Array, r: Uint8Array): Buffer => sha256(Buffer.from([1]), l, r);
 
 /** k: the largest power of two smaller than n (n > 1). */
-export function splitPoint(n: number): number {
+function splitPoint(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;
