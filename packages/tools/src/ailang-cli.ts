@@ -44,7 +44,7 @@ export const CLI_OPS = [
 ] as const;
 
 /** An op outside CLI_OPS is refused, pointing at the dedicated tools (world-spec §3.8). */
-export function cliOpRefusal(op: string): string | undefined {
+function cliOpRefusal(op: string): string | undefined {
   return (CLI_OPS as readonly string[]).includes(op)
     ? undefined
     : `op "${op}" is not an ailang-cli op; reads, writes and edits have their own tools, and run is ailang-run`;
@@ -54,7 +54,7 @@ export function cliOpRefusal(op: string): string | undefined {
  * `flags`, when present: a JSON object whose every value is a string (policy-tool's flags map;
  * boolean flags take ""). Which flags an op admits is the handler's check (world-spec §3.8).
  */
-export function flagsRefusal(args: JsonObject): string | undefined {
+function flagsRefusal(args: JsonObject): string | undefined {
   if (!Object.hasOwn(args, 'flags')) return undefined;
   const flags = args.flags;
   return isJsonObject(flags) && Object.values(flags).every((v) => typeof v === 'string')
@@ -66,7 +66,7 @@ export function flagsRefusal(args: JsonObject): string | undefined {
  * `fmt` with a `write` flag would rewrite the worktree past the deny list (world-internals §12
  * incident 20): refused whatever the flag's value (world-spec §3.8, published).
  */
-export function fmtWriteRefusal(args: JsonObject): string | undefined {
+function fmtWriteRefusal(args: JsonObject): string | undefined {
   return args.op === 'fmt' && isJsonObject(args.flags) && Object.hasOwn(args.flags, 'write')
     ? 'op "fmt" flag "write" writes the worktree; ailang-cli never writes (fmt without it returns the formatted text; write it with ailang-write)'
     : undefined;

@@ -18,14 +18,14 @@ import {
 } from './common.js';
 
 /** The default effect, and the ones a run with Env or Net needs instead (world-spec §3.5). */
-export const RUN_EFFECT = 'Ailang.Run';
-export const RUN_ENV_EFFECT = 'Ailang.RunEnv';
-export const RUN_NET_EFFECT = 'Ailang.RunNet';
+const RUN_EFFECT = 'Ailang.Run';
+const RUN_ENV_EFFECT = 'Ailang.RunEnv';
+const RUN_NET_EFFECT = 'Ailang.RunNet';
 /** The capability names `caps` admits, case-sensitive, in the refusal's order (world-spec §3.5). */
-export const RUN_CAPABILITIES = ['Clock', 'Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
+const RUN_CAPABILITIES = ['Clock', 'Declassify', 'Env', 'FS', 'IO', 'Net'] as const;
 
 /** `args_json`, when present, must be text that parses as JSON (world-spec §3.5). */
-export function argsJsonRefusal(args: JsonObject): string | undefined {
+function argsJsonRefusal(args: JsonObject): string | undefined {
   if (!Object.hasOwn(args, 'args_json')) return undefined;
   try {
     JSON.parse(args.args_json as string);
@@ -36,7 +36,7 @@ export function argsJsonRefusal(args: JsonObject): string | undefined {
 }
 
 /** `stdin`, when present: a string of at most RUN_STDIN_MAX_BYTES UTF-8 bytes (world-spec §3.5). */
-export function stdinRefusal(args: JsonObject): string | undefined {
+function stdinRefusal(args: JsonObject): string | undefined {
   if (!Object.hasOwn(args, 'stdin')) return undefined;
   const stdin = args.stdin;
   if (typeof stdin !== 'string') return 'argument "stdin" must be a string';
@@ -50,7 +50,7 @@ export function stdinRefusal(args: JsonObject): string | undefined {
  * `argv`, when present (world-spec §3.5 check order): an array; at most RUN_ARGV_MAX_ITEMS items;
  * then item by item: a string, at most RUN_ARGV_ITEM_MAX_BYTES UTF-8 bytes, no NUL.
  */
-export function argvRefusal(args: JsonObject): string | undefined {
+function argvRefusal(args: JsonObject): string | undefined {
   if (!Object.hasOwn(args, 'argv')) return undefined;
   const argv = args.argv;
   if (!Array.isArray(argv)) return 'argument "argv" must be an array of strings';
@@ -71,7 +71,7 @@ export function argvRefusal(args: JsonObject): string | undefined {
  * `caps`, when present (world-spec §3.5 check order): an array; then cap by cap: a string, a known
  * capability (case-sensitive), not listed before; then non-empty; then never Env with Net.
  */
-export function capsRefusal(args: JsonObject): string | undefined {
+function capsRefusal(args: JsonObject): string | undefined {
   if (!Object.hasOwn(args, 'caps')) return undefined;
   const caps = args.caps;
   if (!Array.isArray(caps)) return 'argument "caps" must be an array of capability names';

@@ -12,9 +12,9 @@ import { TOOL_ACCESS_COST, TOOL_EFFECT_COST } from '@world/contracts';
 import { PLAN_FORMAT, type EffectPlan, type EffectResult, type ToolDefinition } from './types.js';
 
 /** Every tool's effects act on the episode's worktree (world-spec §3.0). */
-export const WORKTREE_SCOPE = 'worktree';
+const WORKTREE_SCOPE = 'worktree';
 /** Tools plan one effect and always name it `e1` (world-spec §2.5). */
-export const EFFECT_ID = 'e1';
+const EFFECT_ID = 'e1';
 
 /** A JSON object as a transition sees one: a plain, non-null, non-array object. */
 export type JsonObject = Record<string, unknown>;
@@ -60,7 +60,7 @@ export function pathRefusal(path: string): string | undefined {
  * A zero-effect plan carrying `{ok:false, refused}` (world-spec §2.5): the refusal is committed,
  * costs nothing, and reaches the caller as the result.
  */
-export function refusalPlan(refused: string): EffectPlan {
+function refusalPlan(refused: string): EffectPlan {
   return { plan: PLAN_FORMAT, effects: [], finish: false, result: { ok: false, refused } };
 }
 
@@ -71,7 +71,7 @@ export function refusalPlan(refused: string): EffectPlan {
  * @param payload the handler request, a JSON object (L4)
  * @param finish whether the tool's finish phase runs after the effect
  */
-export function effectPlan(effect: string, payload: JsonObject, finish: boolean): EffectPlan {
+function effectPlan(effect: string, payload: JsonObject, finish: boolean): EffectPlan {
   return {
     plan: PLAN_FORMAT,
     effects: [{ id: EFFECT_ID, effect, scope: WORKTREE_SCOPE, cost: TOOL_EFFECT_COST, payload }],
@@ -147,12 +147,12 @@ export function stringField(value: unknown, key: string): string {
 }
 
 /** The `access` triple of every tool: scope worktree, cost 0 (world-spec §3.0). */
-export function accessTriple(effect: string): EffectTriple {
+function accessTriple(effect: string): EffectTriple {
   return { effect, scope: WORKTREE_SCOPE, cost: TOOL_ACCESS_COST };
 }
 
 /** A declared effect triple: scope worktree, cost 1 (world-spec §3.0). */
-export function declaredTriple(effect: string): EffectTriple {
+function declaredTriple(effect: string): EffectTriple {
   return { effect, scope: WORKTREE_SCOPE, cost: TOOL_EFFECT_COST };
 }
 
@@ -191,7 +191,7 @@ export const REFUSED_PROPERTY = {
  * An input schema: an object of the given properties, `required` as listed, and
  * `additionalProperties: false` (world-spec §3.0 strict arguments).
  */
-export function inputSchema(properties: JsonObject, required: readonly string[]): JsonObject {
+function inputSchema(properties: JsonObject, required: readonly string[]): JsonObject {
   return { type: 'object', properties, required: [...required], additionalProperties: false };
 }
 
@@ -199,7 +199,7 @@ export function inputSchema(properties: JsonObject, required: readonly string[])
  * An output schema: the tool's own properties plus the reserved `world` block, which is the one
  * required property (world-spec §3.0).
  */
-export function outputSchema(properties: JsonObject): JsonObject {
+function outputSchema(properties: JsonObject): JsonObject {
   return {
     type: 'object',
     properties: { ...properties, world: WORLD_PROPERTY },
