@@ -16,12 +16,12 @@ import {
 import { SEMANTIC_IDS } from '@world/contracts';
 import type { Provenance, Receipt, StoredObject } from '../src/reads.js';
 
-export const INTERPRETER = makeJsonObject(SEMANTIC_IDS.interpreter, 'planner', {
+const INTERPRETER = makeJsonObject(SEMANTIC_IDS.interpreter, 'planner', {
   name: '@world/planner',
   version: '0.1.0',
   node: 'v20',
 });
-export const TRANSITION_FN = makeJsonObject(SEMANTIC_IDS.transitionSource, 'planner', {
+const TRANSITION_FN = makeJsonObject(SEMANTIC_IDS.transitionSource, 'planner', {
   tool: 'ailang-read',
 });
 export const PIN = { ref: INTERPRETER.hash, version: '@world/planner 0.1.0 (node v20)' };
