@@ -6,6 +6,7 @@ import { CommonEnv, envFlag } from '@world/runtime';
  * Why `path` is not what a variable needs (an executable file, or a directory), or undefined
  * when it is: checked at start so a wrong path exits 2 with one line instead of failing later
  * with a raw ENOENT.
+ * @internal exported for config.spec.ts
  */
 export function pathProblem(path: string, want: 'executable' | 'directory'): string | undefined {
   try {

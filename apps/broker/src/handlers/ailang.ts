@@ -23,6 +23,7 @@ export interface AilangOperatorSettings {
  * the toolchain stops its worker and answers in its documented shape (ailang-check's TIMEOUT
  * report, a run's supervisor limit) before the broker's timer gives up on the handler and
  * records a bare failed effect. Both timers armed at the same instant raced.
+ * @internal exported for ailang.spec.ts
  */
 export const TOOLCHAIN_DEADLINE_MARGIN_MS = 500;
 
@@ -31,6 +32,7 @@ export const TOOLCHAIN_DEADLINE_MARGIN_MS = 500;
  * less TOOLCHAIN_DEADLINE_MARGIN_MS, at least 1 ms.
  * @param deadline the handler's deadline (epoch ms)
  * @param now the current time (epoch ms)
+ * @internal exported for ailang.spec.ts
  */
 export function toolchainDeadlineMs(deadline: number, now: number): number {
   return Math.max(1, deadline - now - TOOLCHAIN_DEADLINE_MARGIN_MS);
@@ -107,6 +109,7 @@ export async function ailangHandlers(
 /**
  * The canonical size a run output may reach (bytes): a handler's output cap
  * (HANDLER_OUTPUT_MAX_BYTES, the invocation output cap less the world block the planner adds).
+ * @internal exported for ailang.spec.ts
  */
 export const RUN_OUTPUT_BUDGET_BYTES = HANDLER_OUTPUT_MAX_BYTES;
 
@@ -121,6 +124,7 @@ export const RUN_OUTPUT_BUDGET_BYTES = HANDLER_OUTPUT_MAX_BYTES;
  * @param budget the largest canonical size in bytes
  * @returns `out` itself when it fits, else a copy with the streams cut (never splitting a
  *   surrogate pair)
+ * @internal exported for ailang.spec.ts
  */
 export function fitRunOutput(
   out: Record<string, unknown>,

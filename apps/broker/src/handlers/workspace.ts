@@ -161,6 +161,7 @@ function confined(
 /**
  * Non-overlapping occurrences of `needle` in `text`, as Go's strings.Count counts them (an empty
  * needle occurs once per code point plus once).
+ * @internal exported for workspace.spec.ts
  */
 export function occurrences(text: string, needle: string): number {
   if (needle === '') return [...text].length + 1;
