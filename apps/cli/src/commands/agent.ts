@@ -68,7 +68,7 @@ export async function toolsList(
 }
 
 /** The arguments options of `call`. */
-export interface CallArgOptions {
+interface CallArgOptions {
   arg?: string[];
   argJson?: string[];
   json?: string;
@@ -85,6 +85,7 @@ function splitPair(text: string, flag: string): [string, string] {
  * or one `--json <obj>|@file|-` (world-spec §7.3: the forms do not mix).
  * @param stdin reads standard input (for `--json -`)
  * @throws CliError (exit 2) naming the bad option
+ * @internal exported for agent.spec.ts
  */
 export async function callArguments(
   options: CallArgOptions,
@@ -155,6 +156,7 @@ interface WorldBlock {
  * with byte counts), `output: sha256:… (N bytes)`, then the world block (`plan …`, `effect e1 ok
  * <record>` per effect, or `effects: none`).
  * @param bytes the committed output bytes (content[0].text)
+ * @internal exported for agent.spec.ts
  */
 export function resultLines(result: Record<string, unknown>, bytes: Buffer): string[] {
   const lines: string[] = [];
@@ -177,6 +179,7 @@ export function resultLines(result: Record<string, unknown>, bytes: Buffer): str
  * True when a committed result is a success, as `call --strict` judges it: not `ok: false`
  * (a refusal), and no effect of its world block ended `denied` or `failed` (a denied effect's
  * result carries no `ok` at all, world-spec §4.2).
+ * @internal exported for agent.spec.ts
  */
 export function succeeded(result: Record<string, unknown>): boolean {
   if (result.ok === false) return false;
@@ -289,7 +292,10 @@ async function headVerdict(
   return headVerdictText(before, after);
 }
 
-/** The sentence for a head seen before and after a host failure (world-spec §7.3). */
+/**
+ * The sentence for a head seen before and after a host failure (world-spec §7.3).
+ * @internal exported for agent.spec.ts
+ */
 export function headVerdictText(
   before: { ref: string; index: number } | null,
   after: { ref: string; index: number } | null,

@@ -1,5 +1,6 @@
 import { MemoryLedger } from '../../../../packages/why/test/provenance-fixture.js';
-import { effectStatus, parseFromOption, tailLine } from './log-tail.js';
+import { effectStatus } from '@world/why';
+import { parseFromOption, tailLine } from './log-tail.js';
 import { CliError } from './util.js';
 
 describe('tailLine (world-spec §7.3 `log tail` lines)', () => {

@@ -26,12 +26,11 @@ import { CliError } from './util.js';
 
 import { effectStatus, INVOCATION_RECORD_IDS } from '@world/why';
 
-export { effectStatus };
-
 /**
  * The tail line of one entry (world-spec §7.3): the invocation record fills episode and skill,
  * each effect record its effect and status; an entry whose body is not an invocation record
  * (genesis, REST commits) shows its header only.
+ * @internal exported for log-tail.spec.ts
  */
 export async function tailLine(
   entry: LogEntry,
@@ -74,6 +73,7 @@ export interface TailOptions {
 /**
  * Parses `--from N`.
  * @throws CliError (exit 2)
+ * @internal exported for log-tail.spec.ts
  */
 export function parseFromOption(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;

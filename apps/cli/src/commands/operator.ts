@@ -55,6 +55,7 @@ async function operatorClient(env: NodeJS.ProcessEnv): Promise<GatewayClient> {
 /**
  * Checks an episode id (world-spec §10).
  * @throws CliError (exit 2) naming the grammar
+ * @internal exported for operator.spec.ts
  */
 export function checkEpisodeId(id: string): string {
   if (!EPISODE_ID.test(id)) throw new CliError(`episode id "${id}" ${EPISODE_ID_RULE}`, 2);
@@ -106,6 +107,7 @@ export async function episodeCreate(
 /**
  * Parses the repeated `--grant EFFECT=SCOPE:BUDGET` values (world-spec §7.6).
  * @throws CliError (exit 2) naming the bad grant, or when there is none
+ * @internal exported for operator.spec.ts
  */
 export function parseGrants(texts: string[]): Grant[] {
   if (texts.length === 0) throw new CliError('give at least one --grant EFFECT=SCOPE:BUDGET', 2);
@@ -122,6 +124,7 @@ export function parseGrants(texts: string[]): Grant[] {
 /**
  * Parses `--ttl SECONDS`: a whole positive number of seconds (world-spec §7.4).
  * @throws CliError (exit 2)
+ * @internal exported for operator.spec.ts
  */
 export function parseTtl(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;

@@ -71,7 +71,7 @@ export function loadStartEnv(command: string, env: NodeJS.ProcessEnv): z.output<
 }
 
 /** `world start`'s validated configuration. */
-export interface StartConfig {
+interface StartConfig {
   bind: HostPort;
   bindPublic: boolean;
   publicReads: boolean;
@@ -86,6 +86,7 @@ export interface StartConfig {
  * Validates `world start`'s options and environment before anything starts.
  * @throws ConfigError (exit 2) with one line: `world start: invalid configuration: <VAR>: …`,
  *   or the gateway's bind refusals under the `world start:` name
+ * @internal exported for start.spec.ts
  */
 export function startConfig(
   options: Pick<StartOptions, 'bind' | 'publicReads'>,

@@ -4,9 +4,15 @@ import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CliError } from '../commands/util.js';
 
-/** The lock directory `world start` and `world up` hold inside WORLD_HOME (proper-lockfile). */
+/**
+ * The lock directory `world start` and `world up` hold inside WORLD_HOME (proper-lockfile).
+ * @internal exported for home-lock.spec.ts
+ */
 export const HOME_LOCK_NAME = 'world.lock';
-/** The file naming the lock's holder (`{"pid":…,"host":…}`), next to the lock directory. */
+/**
+ * The file naming the lock's holder (`{"pid":…,"host":…}`), next to the lock directory.
+ * @internal exported for home-lock.spec.ts
+ */
 export const HOME_LOCK_OWNER_NAME = 'world.lock.owner';
 /**
  * A lock whose directory was not refreshed for this long is stale (its holder died without
@@ -19,7 +25,10 @@ const DEAD_HOLDER_SETTLE_MS = 250;
 /** The lock directories this process holds (its own pid in an owner file is then no stale pid). */
 const held = new Set<string>();
 
-/** A held lock on WORLD_HOME. */
+/**
+ * A held lock on WORLD_HOME.
+ * @internal exported for home-lock.spec.ts
+ */
 export interface HomeLock {
   /** the lock directory */
   path: string;
@@ -28,7 +37,7 @@ export interface HomeLock {
 }
 
 /** Who holds a lock, as its owner file says. */
-export interface LockOwner {
+interface LockOwner {
   pid: number;
   host: string;
 }
@@ -50,6 +59,7 @@ export interface HomeLockOptions {
  * ENOENT, such as /proc (QA: `WORLD_HOME=/proc/nope world start` hung instead of exiting 2).
  * @param home an absolute path
  * @throws CliError (exit 2) `cannot create WORLD_HOME <home>: <reason>`
+ * @internal exported for home-lock.spec.ts
  */
 export async function makeHome(home: string): Promise<void> {
   const missing: string[] = [];
@@ -84,6 +94,7 @@ export async function makeHome(home: string): Promise<void> {
  * on this host at once when its pid no longer runs, anywhere once it is older than `staleMs`.
  * proper-lockfile also removes a held lock when the process exits normally or on a signal.
  * @throws CliError (exit 2) naming the home and the holder's pid when another process holds it
+ * @internal exported for home-lock.spec.ts
  */
 export async function lockHome(home: string, options: HomeLockOptions = {}): Promise<HomeLock> {
   await makeHome(home);
@@ -182,7 +193,10 @@ function heldMessage(home: string, owner: LockOwner | undefined): string {
   return `WORLD_HOME ${home} is in use by ${who}; stop that World first or set another WORLD_HOME`;
 }
 
-/** The owner file's holder, or undefined when absent or unreadable. */
+/**
+ * The owner file's holder, or undefined when absent or unreadable.
+ * @internal exported for home-lock.spec.ts
+ */
 export async function readOwner(file: string): Promise<LockOwner | undefined> {
   try {
     const value = JSON.parse(await readFile(file, 'utf8')) as Partial<LockOwner>;

@@ -9,6 +9,7 @@ import type { ServiceProcess } from './up.js';
  * The back-off before the `n`-th restart in a row of one replica (n ≥ 1): UP_RESTART_BACKOFF_MIN_MS
  * doubled n − 1 times, at most UP_RESTART_BACKOFF_MAX_MS.
  * @throws RangeError when n is not a positive integer
+ * @internal exported for supervise.spec.ts
  */
 export function restartDelay(n: number): number {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`restart number must be ≥ 1, got ${n}`);

@@ -89,6 +89,7 @@ interface SpawnOptions {
  * and DATABASE_URL with `application_name=world-<replica>` (unless the URL names one), so
  * `pg_stat_activity` shows which replica holds which connection (node-postgres lets the URL's
  * parameters override the pool's application name).
+ * @internal exported for up.spec.ts
  */
 export function replicaEnv(
   replica: string,
@@ -115,6 +116,7 @@ export function replicaEnv(
 /**
  * The preload every service process gets (parent-watch.ts, built into apps/cli/dist: src/ and
  * dist/ sit at the same depth, so this resolves from either).
+ * @internal exported for parent-watch.spec.ts
  */
 export const PARENT_WATCH_URL = new URL('../../dist/system/parent-watch.js', import.meta.url).href;
 

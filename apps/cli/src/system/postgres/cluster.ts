@@ -8,6 +8,7 @@ import type { ClusterOwner } from './owner.js';
 /**
  * The file World writes into a cluster it created (after initdb finished): a data directory
  * without it is not World's cluster — from the PGlite era of embedded mode, or half made.
+ * @internal exported for cluster.spec.ts
  */
 export const CLUSTER_MARKER = 'world-cluster.json';
 /** The database role World connects as (initdb's superuser, whatever the OS user). */
