@@ -19,6 +19,7 @@ import { setFlagsFromString } from 'node:v8';
  * It is not a heap cap: the limit (`--max-old-space-size`) is untouched, so 8 MiB bodies can
  * still grow the heap as far as they need. Set in-process (V8 reads the flag at each full GC)
  * so it applies however the gateway is started — `world up`, the container, the bench.
+ * @internal exported for heap.spec.ts
  */
 export const HEAP_GROWING_PERCENT = 75;
 

@@ -27,7 +27,10 @@ export function readScopeOf(principal: Principal): ReadScope {
     : { kind: 'episode', episodeId: principal.session.episodeId };
 }
 
-/** The 403 text of a session without the commit grant (DESIGN.md §3). */
+/**
+ * The 403 text of a session without the commit grant (DESIGN.md §3).
+ * @internal exported for rest.int-spec.ts
+ */
 export const COMMIT_FORBIDDEN_MESSAGE = `this session holds no live ${REST_COMMIT_GRANT.effect}=${REST_COMMIT_GRANT.scope}:N grant (N ≥ 1): POST /v1/commit needs one, or the operator credential`;
 
 /**

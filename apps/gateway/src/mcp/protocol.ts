@@ -50,7 +50,10 @@ function single(value: HeaderValue): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** The media types an Accept header lists (parameters and q-values dropped). */
+/**
+ * The media types an Accept header lists (parameters and q-values dropped).
+ * @internal exported for protocol.spec.ts
+ */
 export function acceptedMediaTypes(accept: string | undefined): string[] {
   if (accept === undefined) return [];
   return accept

@@ -17,7 +17,10 @@ import type { LogEntryView } from './read-log.js';
 import type { ReadLog } from './read-log.js';
 import { parseFrom, parseNonNegative, type QueryValue } from './paging.js';
 
-/** The 400 text of a `from` that disagrees with `Last-Event-ID`. */
+/**
+ * The 400 text of a `from` that disagrees with `Last-Event-ID`.
+ * @internal exported for log-stream.spec.ts
+ */
 export const STREAM_CONFLICT_MESSAGE = 'from and Last-Event-ID name different positions';
 
 /**
@@ -37,17 +40,26 @@ export function parseStreamStart(from: QueryValue, lastEventId: string | undefin
   return start;
 }
 
-/** The SSE frame of one entry: `id` is its index, `data` the entry exactly as GET /v1/log/{i} serves it. */
+/**
+ * The SSE frame of one entry: `id` is its index, `data` the entry exactly as GET /v1/log/{i} serves it.
+ * @internal exported for log-stream.spec.ts
+ */
 export function entryFrame(entry: LogEntryView): string {
   return `id: ${entry.header.entryIndex}\nevent: entry\ndata: ${JSON.stringify(entry)}\n\n`;
 }
 
-/** The last frame of a run that ended on time: where the client resumes. */
+/**
+ * The last frame of a run that ended on time: where the client resumes.
+ * @internal exported for log-stream.spec.ts
+ */
 export function endFrame(next: number): string {
   return `event: end\ndata: ${JSON.stringify({ next })}\n\n`;
 }
 
-/** The last frame of a run that failed: the REST envelope of the error (world-spec §5.1). */
+/**
+ * The last frame of a run that failed: the REST envelope of the error (world-spec §5.1).
+ * @internal exported for log-stream.spec.ts
+ */
 export function errorFrame(err: unknown): string {
   return `event: error\ndata: ${JSON.stringify(restErrorOf(asWorldError(err)).body)}\n\n`;
 }

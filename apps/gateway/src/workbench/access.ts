@@ -18,9 +18,15 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-/** How long a ticket may wait to be exchanged. */
+/**
+ * How long a ticket may wait to be exchanged.
+ * @internal exported for access.spec.ts
+ */
 export const TICKET_TTL_MS = 60_000;
-/** How long a login lasts. */
+/**
+ * How long a login lasts.
+ * @internal exported for access.spec.ts
+ */
 export const LOGIN_TTL_MS = 8 * 3600_000;
 /** The cookie of a login. */
 const LOGIN_COOKIE = 'world_workbench';
