@@ -39,7 +39,7 @@ export interface HeadPosition {
 }
 
 /** Where the next entry goes: index, previous hash and world revision (DESIGN.md §7.1–7.2). */
-export interface NextLink {
+interface NextLink {
   entryIndex: number;
   prevEntryHash: Ref;
   revision: number;
@@ -48,6 +48,7 @@ export interface NextLink {
 /**
  * The position after the head: entryIndex = head + 1, prevEntryHash = head's entry hash,
  * revision = head revision + 1 (DESIGN.md §7.2; world-internals §4 applyRevision).
+ * @internal exported for chain.spec.ts
  */
 export function nextLink(head: HeadPosition): NextLink {
   return {

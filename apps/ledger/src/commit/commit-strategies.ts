@@ -127,6 +127,7 @@ export const OWN_TRANSACTION: CommitStrategy = {
  * written) before any head was seen, when a named ref is not carried (whether it is stored is
  * the transaction's question), when a ref is malformed (the transaction refuses it in its own
  * order), and when the statement wrote nothing (the miss is counted: LastHead.missed).
+ * @internal exported for commit-strategies.spec.ts, fast-commit.int-spec.ts, group-commit.int-spec.ts
  */
 export const ONE_STATEMENT: CommitStrategy = {
   name: 'one-statement',
@@ -162,6 +163,7 @@ class GroupRefused extends Error {}
  * count as carried — and the chained ones are appended, the last of them moving the head. When a
  * journal row cannot be bound or a statement fails, the transaction rolls back and the strategy
  * declines.
+ * @internal exported for commit-strategies.spec.ts, fast-commit.int-spec.ts
  */
 export const SHARED_TRANSACTION: CommitStrategy = {
   name: 'shared-transaction',

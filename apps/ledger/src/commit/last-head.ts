@@ -55,5 +55,8 @@ export class LastHead {
   }
 }
 
-/** Lone commits sent through the transaction after two one-statement misses in a row. */
+/**
+ * Lone commits sent through the transaction after two one-statement misses in a row.
+ * @internal exported for commit-strategies.spec.ts, last-head.spec.ts
+ */
 export const FAST_PATH_BACKOFF = 8;

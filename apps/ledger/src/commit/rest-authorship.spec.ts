@@ -1,12 +1,8 @@
 import { makeJsonObject, refOf, toWireObject, type WorldObject } from '@world/canonical';
 import { BadRequestError, type CommitAuthor } from '@world/contracts';
 import type { RestCommitRequest } from './chain.js';
-import {
-  checkRestAuthorship,
-  checkRestReferences,
-  namesCommitter,
-  writerEpisodeOf,
-} from './rest-authorship.js';
+import { checkRestAuthorship, checkRestReferences, namesCommitter } from './rest-authorship.js';
+import { writerEpisodeOf } from '../../test/writer-episode.js';
 
 const EP1: CommitAuthor = { kind: 'episode', episodeId: 'ep1' };
 const OPERATOR: CommitAuthor = { kind: 'operator' };

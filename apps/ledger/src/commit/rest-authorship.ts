@@ -19,17 +19,9 @@ function writerNameOf(author: CommitAuthor): string {
 }
 
 /**
- * The episode a REST `writtenBy` names (`episode:<id>` or `episode:<id>/<label>`), or null. The
- * ledger's column `log_entries.writer_episode` computes the same (db/schema.ts).
- */
-export function writerEpisodeOf(writtenBy: string): string | null {
-  if (!writtenBy.startsWith('episode:')) return null;
-  return writtenBy.slice('episode:'.length).split('/')[0]!;
-}
-
-/**
  * True when `writtenBy` names the committer: its name (writerNameOf), alone or followed by
  * `/<label>` (1-64 of [A-Za-z0-9._-]). A coordinator's name (`coordinator:*`) never does.
+ * @internal exported for rest-authorship.spec.ts
  */
 export function namesCommitter(author: CommitAuthor, writtenBy: string): boolean {
   const name = writerNameOf(author);

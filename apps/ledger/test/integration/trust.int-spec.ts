@@ -25,7 +25,7 @@ import { captureLogs, connectRpc, openPostgres, type RpcClient } from '@world/ru
 import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
 import { startLedger } from '../../src/index.js';
 import { genesis } from '../../src/genesis/genesis.js';
-import { writerEpisodeOf } from '../../src/commit/rest-authorship.js';
+import { writerEpisodeOf } from '../writer-episode.js';
 import { RPC_TIMEOUT_MS, restCommit, toolCall, type HeadView } from '../support.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };
