@@ -10,6 +10,7 @@ import { interpreterObject } from './interpreter.js';
 /**
  * A tool's transition source: the canonical text of its own module followed by the shared
  * checks' module (packages/tools common), so either changing changes its transitionFn.
+ * @internal exported for tool-registry.spec.ts
  */
 export function transitionSource(definition: ToolDefinition): string {
   const read = (url: string) => canonicalSource(readFileSync(fileURLToPath(url), 'utf8'));
