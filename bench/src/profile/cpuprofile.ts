@@ -45,6 +45,7 @@ const IDLE = new Set(['(idle)']);
  * The area of a call frame: `world:<package>` for World's code, the npm package for a
  * dependency, `bench:<dir>` for the bench's own processes (the floor), `node:internal` for Node's
  * own JavaScript, `(gc)`/`(program)` for V8's buckets.
+ * @internal exported for cpuprofile.spec.ts
  */
 export function areaOf(functionName: string, url: string): string {
   if (url === '') {
