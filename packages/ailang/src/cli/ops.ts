@@ -59,7 +59,10 @@ export interface CliRequest {
   flags: Record<string, string>;
 }
 
-/** The plan's wording for a formatter asked to write (world-spec §3.8). */
+/**
+ * The plan's wording for a formatter asked to write (world-spec §3.8).
+ * @internal exported for ops.spec.ts
+ */
 export const FMT_WRITE_REFUSAL =
   'op "fmt" flag "write" writes the worktree; ailang-cli never writes (fmt without it returns the formatted text; write it with ailang-write)';
 

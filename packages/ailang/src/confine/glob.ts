@@ -39,7 +39,10 @@ function matchSegments(pat: string[], pi: number, segs: string[], si: number): b
   return matchSegment(pat[pi]!, segs[si]!) && matchSegments(pat, pi + 1, segs, si + 1);
 }
 
-/** Go path.Match for one segment (no `/` inside). Malformed classes never match. */
+/**
+ * Go path.Match for one segment (no `/` inside). Malformed classes never match.
+ * @internal exported for glob.spec.ts
+ */
 export function matchSegment(pattern: string, name: string): boolean {
   const p = [...pattern];
   const n = [...name];

@@ -17,7 +17,10 @@ import { AilRuntimeError } from './values.js';
  * `max_fs_transfer_bytes`.
  */
 
-/** A refusal by the sandbox: fatal even for the `*Result` builtins. */
+/**
+ * A refusal by the sandbox: fatal even for the `*Result` builtins.
+ * @internal exported for io-fs.spec.ts, sandbox.spec.ts
+ */
 export class SandboxViolation extends AilRuntimeError {}
 
 /** An ordinary I/O failure (missing file…): the `*Result` builtins turn it into Err. */

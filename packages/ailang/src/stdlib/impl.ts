@@ -7,7 +7,6 @@ import { OPERATOR_IMPLS } from './impl/operators.js';
 import { SERVICE_IMPLS } from './impl/services.js';
 import { STRING_IMPLS } from './impl/text.js';
 import type { BuiltinImpl } from '../runtime/values.js';
-import { BUILTINS } from './registry.js';
 
 /**
  * Implementations of every builtin of the registry (stdlib/registry.ts), keyed by registry
@@ -27,8 +26,3 @@ export const IMPLS: ReadonlyMap<string, BuiltinImpl> = new Map(
     ...SERVICE_IMPLS,
   }),
 );
-
-/** Registry names without an implementation (a test keeps this empty). */
-export function unimplemented(): string[] {
-  return BUILTINS.filter((b) => !IMPLS.has(b.name)).map((b) => b.name);
-}

@@ -70,7 +70,10 @@ function policyRelative(policyPath: string, worktree: string): (text: string) =>
   return (text) => paths.reduce((t, p) => t.split(p).join(shown), text);
 }
 
-/** A rewriter of `<worktree>/x` to `x` and of the bare worktree to `.` (given and real path). */
+/**
+ * A rewriter of `<worktree>/x` to `x` and of the bare worktree to `.` (given and real path).
+ * @internal exported for run-result.spec.ts
+ */
 export function worktreeRelative(worktree: string): (text: string) => string {
   const roots = new Set([worktree.replace(/\/+$/, '')]);
   try {

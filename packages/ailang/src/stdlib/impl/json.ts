@@ -72,6 +72,7 @@ function encodeString(s: string): string {
  * Compact JSON text of a Json value, built with an explicit work stack (no recursion), so any
  * value decode can build can be encoded again.
  * @throws AilRuntimeError for a value that is not a Json constructor
+ * @internal exported for json-limits.spec.ts
  */
 export function encodeJson(v: Value): string {
   const out: string[] = [];
