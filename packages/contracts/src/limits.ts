@@ -234,7 +234,10 @@ export const MAX_TCP_PORT = 65_535;
 export const REPLY_GRACE_MS = 1_000;
 /** Bodies of the operator routes (episode create, session mint, …): 64 KiB. */
 export const OPERATOR_BODY_MAX_BYTES = 64 * 1024;
-/** The operator credential: 32 random bytes, 64 hex, like a session credential (world-spec §2.2). */
+/**
+ * The operator credential: 32 random bytes, 64 hex, like a session credential (world-spec §2.2).
+ * @alias of SESSION_TOKEN_BYTES, named for its own use (knip: not a duplicate export)
+ */
 export const OPERATOR_TOKEN_BYTES = SESSION_TOKEN_BYTES;
 /** The gateway reads a request's headers within 5 s and its whole request within 30 s (world-internals §9). */
 export const HTTP_READ_HEADER_TIMEOUT_MS = 5_000;
