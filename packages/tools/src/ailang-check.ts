@@ -27,6 +27,7 @@ const EFFECT = 'Ailang.Check';
  * errors:[{code, message, file}]}`, keeping only those three keys per error (line and column stay
  * inside `message` as the checker wrote it; an absent field becomes ""). Null when stdout is not
  * JSON or lacks any of the three check fields with its type.
+ * @internal exported for ailang-check.spec.ts
  */
 export function checkReportOf(stdout: string): JsonObject | null {
   let doc: unknown;
@@ -59,6 +60,7 @@ export function checkReportOf(stdout: string): JsonObject | null {
  * Guard failures (denied/failed effect, malformed results) are soleEffectOutput's.
  * @param _args the caller's arguments (unused: the report names its file)
  * @param results the effect results, exactly one expected
+ * @internal exported for ailang-check.spec.ts
  */
 export function finishCheck(_args: unknown, results: EffectResult[]): JsonObject {
   const sole = soleEffectOutput(EFFECT, results);

@@ -19,6 +19,7 @@ const EFFECT = 'Ailang.CLI';
 /**
  * The 20 ops of the v0.52.1 tool binary's `cli` list (world-spec §3.8): policy-tool's ops minus
  * read/write/edit/summary, and never run. The handler re-checks against the live summary.
+ * @internal exported for ailang-cli.spec.ts
  */
 export const CLI_OPS = [
   'agent_prompt',

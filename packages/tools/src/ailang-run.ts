@@ -94,6 +94,7 @@ function capsRefusal(args: JsonObject): string | undefined {
  * The effect a run needs (world-spec §3.5): `Ailang.RunEnv` with Env, `Ailang.RunNet` with Net,
  * otherwise `Ailang.Run` (a Declassify run included). Caps never hold both (capsRefusal).
  * @param caps the admitted capability names, or undefined when the call gave none
+ * @internal exported for ailang-run.spec.ts
  */
 export function runEffectOf(caps: readonly string[] | undefined): string {
   if (caps?.includes('Env')) return RUN_ENV_EFFECT;

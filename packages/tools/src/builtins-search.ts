@@ -20,7 +20,7 @@ import type { EffectResult } from './types.js';
 const EFFECT = 'Ailang.Discover';
 
 /** One builtin of the inventory, as builtins-search returns it (world-spec §3.6). */
-export interface BuiltinEntry {
+interface BuiltinEntry {
   name: string;
   module: string;
   effect: string;
@@ -41,6 +41,7 @@ const ENTRY = /^ *(\S+) +\[([^\]]*)\] (\S+)$/;
  * reported as text — never an empty list (world-internals §12 incident 22).
  * @param stdout the handler's stdout
  * @returns the entries in inventory order, or the reason the inventory is unusable
+ * @internal exported for builtins-search.spec.ts
  */
 export function parseBuiltinsInventory(
   stdout: string,
@@ -78,6 +79,7 @@ export function parseBuiltinsInventory(
  * `query` is a substring of name, module or effect, both case-insensitive; an absent or empty
  * filter matches everything; with a non-empty query at most BUILTINS_SEARCH_MAX_MATCHES entries,
  * in inventory order.
+ * @internal exported for builtins-search.spec.ts
  */
 export function filterBuiltins(
   entries: readonly BuiltinEntry[],
@@ -107,6 +109,7 @@ export function filterBuiltins(
  * soleEffectOutput's.
  * @param args the caller's arguments (query, module; non-strings count as absent)
  * @param results the effect results, exactly one expected
+ * @internal exported for builtins-search.spec.ts
  */
 export function finishBuiltinsSearch(args: unknown, results: EffectResult[]): JsonObject {
   const sole = soleEffectOutput(EFFECT, results);

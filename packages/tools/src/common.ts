@@ -81,7 +81,7 @@ function effectPlan(effect: string, payload: JsonObject, finish: boolean): Effec
 }
 
 /** The outcome of plan-check steps 4-5: the arguments object, or the refusal. */
-export type Admitted = { args: JsonObject } | { refused: string };
+type Admitted = { args: JsonObject } | { refused: string };
 
 /**
  * Plan-check steps 4-5 (world-spec §3.0 [code]): absent arguments → `the input carries no args`;
@@ -94,6 +94,7 @@ export type Admitted = { args: JsonObject } | { refused: string };
  * @param tool the tool id named in the refusal
  * @param args the caller's arguments (any JSON value, or undefined when absent)
  * @param names the tool's argument names in schema order
+ * @internal exported for common.spec.ts
  */
 export function admitArguments(tool: string, args: unknown, names: readonly string[]): Admitted {
   if (args === undefined) return { refused: 'the input carries no args' };
