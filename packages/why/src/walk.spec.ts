@@ -1,7 +1,8 @@
 import { canonicalJson, entryHash, refOf } from '@world/canonical';
 import { MemoryLedger, PIN, type Invocation } from '../test/provenance-fixture.js';
 import { shortRef } from './format.js';
-import { objectProblems, shortInvocation, walk, type Link, type WalkStart } from './walk.js';
+import { objectProblems, shortInvocation } from './link.js';
+import { walk, type Link, type WalkStart } from './walk.js';
 
 /** Each link as `<name><mark>`: ✓ holds, ✗ broken, - not checkable. */
 const marks = (links: Link[] | null) =>

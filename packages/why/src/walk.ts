@@ -32,7 +32,7 @@ import {
   type OutputBody,
 } from './link.js';
 
-export { objectProblems, shortInvocation, type Link } from './link.js';
+export { type Link } from './link.js';
 
 /** What the walk starts from. */
 export interface WalkStart {
