@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, asc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { WorldObject } from '@world/canonical';
-import { LeaseLostError, NoHandlerError, type EffectRecord } from '@world/contracts';
+import { LeaseLostError, NoHandlerError } from '@world/contracts';
 import { DATABASE, type DatabaseHandle, type RawQuery } from '@world/runtime';
 import { effectIntents, effectOutcomes, episodes } from '../db/schema.js';
 import type { Bind } from '../db/statement.js';
