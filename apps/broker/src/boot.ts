@@ -82,7 +82,7 @@ export interface RunningBroker extends RunningService {
  * @throws ConfigError when the policies directory would lie inside the workspace root
  *   (world-spec §2.3, §8.2: agents must not reach their own policy)
  */
-export async function resolveBrokerSettings(
+async function resolveBrokerSettings(
   options: Pick<BrokerOptions, 'worldHome' | 'workspaceRoot' | 'callDeadlineMs' | 'examplesDir'>,
   replica: string,
 ): Promise<BrokerSettings> {

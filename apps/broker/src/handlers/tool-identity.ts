@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { canonicalBytes, refOf, type Ref } from '@world/canonical';
 
 /** The broker package's version (apps/broker/package.json; src/ and dist/ sit at the same depth). */
-export const BROKER_VERSION: string = (
+const BROKER_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   }

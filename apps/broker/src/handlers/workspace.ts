@@ -22,7 +22,7 @@ import {
 type FileVerb = 'read' | 'write' | 'edit';
 
 /** The symbolic scope every workspace tool asks for (world-spec §2.7, §3.0). */
-export const WORKTREE_SCOPE = 'worktree';
+const WORKTREE_SCOPE = 'worktree';
 
 /** `Workspace.Read`: op `read` → `{ok:true, content}` | `{ok:false, refused}` (world-spec §3.1). */
 export const workspaceRead: EffectHandler = {
@@ -49,6 +49,7 @@ export const workspaceRead: EffectHandler = {
  * `old_text`) → `{ok:true}` | `{ok:false, refused}` (world-spec §3.2, §3.3). Writes are atomic
  * (a rename over the target, so a write never changes another name's file); every `.git` and
  * the policy's deny list are read-only under every case variant (confinePath).
+ * @internal exported for workspace.spec.ts
  */
 export const workspaceWrite: EffectHandler = {
   ops: ['write', 'edit'],

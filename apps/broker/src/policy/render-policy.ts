@@ -5,7 +5,7 @@ import { AILANG_FS_BUDGET } from '@world/contracts';
  * The write deny list of every episode policy, in canonical lowercase form (world-spec §2.3,
  * §7.6; world-internals §8.2). Directories end in `/**`; the two files match the worktree root.
  */
-export const FS_DENY_WRITE = [
+const FS_DENY_WRITE = [
   '.github/**',
   '.pi/**',
   '.claude/**',
