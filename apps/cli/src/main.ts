@@ -8,7 +8,7 @@ import { registerClientCommands } from './commands/register.js';
 // of it, so those two are imported only when they run.
 
 /** The `world` command (apps/cli). */
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('world')
     .description('World: a provenance-first tool host for AI agents')
     .version('0.1.0')

@@ -6,13 +6,13 @@ import type { RpcClient } from '@world/runtime';
 import type { WorldPaths } from './paths.js';
 
 /** The demo episode `pnpm start` creates (README "Quick start"). */
-export const DEMO_EPISODE = 'demo';
+const DEMO_EPISODE = 'demo';
 /** Budget of each demo grant, in calls. */
 const DEMO_BUDGET = 500;
 /** The demo session lives a week; `pnpm start` mints a new one when it has expired. */
 const DEMO_TTL_SECONDS = 7 * 24 * 3600;
 /** One grant per served tool's effect (world-spec §2.7: six grants cover the eight tools). */
-export const DEMO_EFFECTS = [
+const DEMO_EFFECTS = [
   'Workspace.Read',
   'Workspace.Write',
   'Ailang.Check',
@@ -20,7 +20,10 @@ export const DEMO_EFFECTS = [
   'Ailang.Discover',
   'Ailang.CLI',
 ] as const;
-/** The sample worktree copied into the demo episode (apps/cli/demo). */
+/**
+ * The sample worktree copied into the demo episode (apps/cli/demo).
+ * @internal exported for ailang-tools.e2e-spec.ts
+ */
 export const DEMO_TEMPLATE = fileURLToPath(new URL('../../demo', import.meta.url));
 
 const TIMEOUT = { timeoutMs: 10_000 };

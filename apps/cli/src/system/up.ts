@@ -33,6 +33,7 @@ const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + UP_STOP_MARGIN_MS;
  * root found by walking up from the module the package resolves to (its exports map does not
  * expose package.json; under jest the package resolves to its sources, under node to dist/).
  * @throws Error when the package cannot be resolved
+ * @internal exported for broker-recovery.e2e-spec.ts, nats-max-payload.e2e-spec.ts, scale.e2e-spec.ts, up-world.ts, up.spec.ts
  */
 export function serviceEntry(service: ServiceName): string {
   const name = `@world/${service}`;
@@ -128,7 +129,7 @@ export const PARENT_WATCH_URL = new URL('../../dist/system/parent-watch.js', imp
  * whose `healthPort` (when present) is recorded. One that exits 2 before it is ready refused its
  * configuration: `ready` rejects with CliError exit 2 carrying its last stderr line.
  */
-export function spawnService(
+function spawnService(
   service: ServiceName,
   replica: string,
   env: NodeJS.ProcessEnv,
@@ -203,7 +204,7 @@ function readyHealthPort(line: string): number | undefined {
  * With `healthPorts`, every process serves /livez, /readyz and /metrics on a port of its own:
  * consecutive from `healthPorts.base`, or any free port when the base is 0.
  */
-export function spawnServices(
+function spawnServices(
   replicas: Replicas,
   env: NodeJS.ProcessEnv,
   bind: HostPort,
@@ -232,7 +233,7 @@ export function spawnServices(
  * world-spec §7.2), gateways first so no new call arrives, then planners, brokers and ledgers;
  * a process still running after `graceMs` gets SIGKILL. Resolves when all have exited.
  */
-export async function stopServices(
+async function stopServices(
   processes: ServiceProcess[],
   graceMs = UP_STOP_GRACE_MS,
 ): Promise<void> {
