@@ -10,7 +10,7 @@ import {
 import { CommonEnv, ConfigError, loadConfig } from '@world/runtime';
 
 /** `WORLD_HOME` when unset. */
-export const DEFAULT_WORLD_HOME = './.world';
+const DEFAULT_WORLD_HOME = './.world';
 
 /**
  * True for loopback hosts: `localhost`, any 127.0.0.0/8 address and `::1` (world-spec §10:
@@ -57,7 +57,7 @@ const Flag = z
   .transform((v) => v === '1' || v === 'true');
 
 /** The gateway's environment (DESIGN.md §5); main.ts validates it at start-up. */
-export const GatewayEnv = CommonEnv.extend({
+const GatewayEnv = CommonEnv.extend({
   NATS_URL: z.string().url('NATS_URL must be a URL such as nats://127.0.0.1:4222'),
   WORLD_BIND: z.string().default(DEFAULT_BIND),
   WORLD_BIND_PUBLIC: Flag,

@@ -9,9 +9,9 @@ import type { ToolDescriptor } from '@world/contracts';
 import { DAEMON_VERSION, MCP_SERVER_NAME } from '../identity.js';
 
 /** Where the current protocol's JSON-RPC endpoint is mounted (both 1.0 and 0.3 answer there). */
-export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
+const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
 /** The A2A protocol versions the JSON-RPC endpoint serves, preferred first (ecosystem.md §8). */
-export const A2A_VERSIONS = ['1.0', '0.3'] as const;
+const A2A_VERSIONS = ['1.0', '0.3'] as const;
 /** The only binding World serves (A2A 1.0 `protocolBinding`). */
 const A2A_BINDING = 'JSONRPC';
 /** Input and output modes: arguments and outputs are JSON objects. */

@@ -21,7 +21,7 @@ export const JSONRPC = {
 } as const;
 
 /** The fixed MCP host-failure texts (world-spec §6.3). */
-export const HOST_FAILURE = {
+const HOST_FAILURE = {
   failed: 'host callback failed',
   timedOut: 'host callback timed out',
   /** world-internals §7.1's fixed text for cancellation; MCP sends no response at all for it */
@@ -138,7 +138,7 @@ const MCP_TASK_ID_USED: McpKind = { kind: 'params', prefix: '', message: MESSAGE
  * it is a Timeout to readers (reads are safe to repeat); the commit route turns it into
  * CommitUncertain itself.
  */
-export const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
+const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
   BadRequest: { status: 400, restClass: 'BadRequest', mcp: PARAMS, a2a: A2A_INVALID_PARAMS },
   // MCP answers a malformed header 401 like the other session denials (world-spec §6.1).
   InvalidSession: {

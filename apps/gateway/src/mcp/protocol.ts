@@ -15,6 +15,7 @@ const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
 /**
  * Every `MCP-Protocol-Version` this endpoint accepts: the SDK's 2025-era versions from the first
  * Streamable HTTP revision on, plus the modern revision (world-spec §6.2 + ecosystem.md §2.1).
+ * @internal exported for protocol.spec.ts
  */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
   ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= FIRST_STREAMABLE_HTTP_VERSION).sort(),
