@@ -22,4 +22,3 @@ export const LedgerEnv = CommonEnv.extend({
   /** minimum ms between two checkpoint signings */
   WORLD_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().nonnegative().default(1000),
 });
-export type LedgerConfig = z.output<typeof LedgerEnv>;

@@ -1,2 +1,2 @@
-export { startLedger, type RunningLedger, type StartLedgerOptions } from './boot.js';
-export { LedgerEnv, type LedgerConfig } from './config.js';
+export { startLedger, type RunningLedger } from './boot.js';
+export { LedgerEnv } from './config.js';
