@@ -18,7 +18,7 @@ export function transitionSource(definition: ToolDefinition): string {
 }
 
 /** The semantics epoch every descriptor of this release carries (world-spec §2.17). */
-export const SEMANTICS_EPOCH = 1;
+const SEMANTICS_EPOCH = 1;
 const PROVENANCE = 'planner';
 
 /** A registered tool: its served descriptor and its pure code. */
