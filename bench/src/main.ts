@@ -43,7 +43,7 @@ const RESULTS_DIR =
 const TARGET_KINDS: TargetKind[] = ['baseline', 'floor', 'distributed', 'embedded'];
 
 /** Command-line options. */
-export interface BenchArgs {
+interface BenchArgs {
   profile: Profile;
   only: TargetKind[];
   profiling: boolean;
@@ -57,7 +57,7 @@ export interface BenchArgs {
  * Parses the command line.
  * @throws Error naming an unknown flag or target
  */
-export function parseArgs(argv: string[]): BenchArgs {
+function parseArgs(argv: string[]): BenchArgs {
   let profile = FULL;
   let only = TARGET_KINDS;
   let profiling = false;
@@ -286,6 +286,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
 /**
  * Runs the bench with the process's arguments, prints the table and the checks, writes the
  * results. @throws on a bad argument or a failed start (the caller exits 1)
+ * @public run.mjs imports it from the build (bench/dist/main.js), which knip does not map to src
  */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const args = parseArgs(argv);
