@@ -5,7 +5,7 @@
  */
 
 /** Base class of every toolchain failure. */
-export abstract class AilangToolchainError extends Error {
+abstract class AilangToolchainError extends Error {
   abstract readonly code: string;
 }
 

@@ -32,35 +32,19 @@ import type { Toolchain } from './toolchain/types.js';
 export type { AilangContext, AilangPolicy, Toolchain } from './toolchain/types.js';
 export { embeddedToolchain, EMBEDDED_VERSION } from './toolchain/embedded.js';
 export { binaryToolchain } from './toolchain/binary.js';
-export { classifyRunOutcome, type RunOutcome } from './policy/outcome.js';
+export { classifyRunOutcome } from './policy/outcome.js';
 export {
-  AilangToolchainError,
   OperatorGateError,
   PolicyMismatchError,
   RunEnvelopeError,
   ToolProcessError,
 } from './errors.js';
-export {
-  DEFAULT_RUN_CAPS,
-  RUN_CAPS,
-  checkOperatorGates,
-  policyDigest,
-  policyVariant,
-  renderPolicyToml,
-  type RunPolicy,
-} from './policy/policy.js';
+export { policyDigest, renderPolicyToml } from './policy/policy.js';
 export { CLI_OPS } from './cli/ops.js';
 export { NO_CORPUS_REFUSAL } from './cli/examples.js';
-export { BUILTINS, type BuiltinSpec } from './stdlib/registry.js';
-export { confinePath, confineRoot, type ConfineRoot, type Confined } from './confine/resolve.js';
-export { ConfineRaceError, openParent, type HeldName } from './confine/open.js';
-export {
-  hasExtraLinks,
-  isInside,
-  toolRefusalText,
-  type Access,
-  type Refusal,
-} from './confine/rules.js';
+export { confinePath } from './confine/resolve.js';
+export { ConfineRaceError, openParent } from './confine/open.js';
+export { hasExtraLinks, isInside, toolRefusalText, type Access } from './confine/rules.js';
 
 /**
  * The toolchain of this process: the binary named by AILANG_BIN, else the embedded subset
