@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 export type Ref = `sha256:${string}`;
 
 /** The only registered algorithm tag (world-internals §4). */
-export const REF_ALGORITHM = 'sha256';
+const REF_ALGORITHM = 'sha256';
 const DIGEST_WIDTH = 64;
 /** The zero ref: syntactically valid but never a real object; refused wherever a write needs one. */
 export const ZERO_REF: Ref = `sha256:${'0'.repeat(DIGEST_WIDTH)}`;
