@@ -40,7 +40,7 @@ export const SessionInfoSchema = SessionSchema.extend({
   live: z.boolean(),
 });
 
-export const EpisodeSourceSchema = z.discriminatedUnion('kind', [
+const EpisodeSourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('empty') }),
   z.object({ kind: z.literal('copy'), dir: z.string().min(1) }),
   z.object({ kind: z.literal('git'), repo: z.string().min(1), ref: z.string().optional() }),
@@ -110,7 +110,7 @@ export const EffectExecuteReply = z.object({
   objects: z.array(WireObjectSchema),
 });
 
-export const EffectIntentStateSchema = z.object({
+const EffectIntentStateSchema = z.object({
   ordinal: NonNegInt,
   effect: z.string(),
   scope: z.string(),
@@ -120,7 +120,7 @@ export const EffectIntentStateSchema = z.object({
 });
 export const EffectsByInvocationReply = z.object({ items: z.array(EffectIntentStateSchema) });
 
-export const IndeterminateIntentSchema = z.object({
+const IndeterminateIntentSchema = z.object({
   invocationId: z.string(),
   episodeId: EpisodeIdSchema,
   ordinal: NonNegInt,

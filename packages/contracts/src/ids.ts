@@ -74,7 +74,7 @@ export const SEMANTIC_IDS = {
 } as const;
 
 /** `world/invocation-record/v1`: the record of a pure (effect-free) transition (world-spec §2.14). */
-export const INVOCATION_RECORD_V1 = 'world/invocation-record/v1';
+const INVOCATION_RECORD_V1 = 'world/invocation-record/v1';
 
 /**
  * Semantic ids only World itself writes: tool-call provenance (plans, invocation inputs, outputs

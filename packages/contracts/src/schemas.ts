@@ -79,7 +79,7 @@ export const WorldSchema = z.object({
 });
 
 /** An `{effect, scope, cost}` triple of a descriptor's `access` or `declaredEffects`. */
-export const EffectTripleSchema = z.object({
+const EffectTripleSchema = z.object({
   effect: z.string().min(1),
   scope: z.string().min(1),
   cost: NonNegInt,
@@ -138,4 +138,3 @@ export const ToolDescriptorSchema = z.object({
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 
 export { z };
-export { TaskIdSchema as TaskId };

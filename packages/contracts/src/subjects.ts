@@ -88,7 +88,7 @@ export const LedgerCommitRequest = z.object({
    */
   claimToken: z.string().min(1).max(64).optional(),
 });
-export const LedgerCommitReply = z.object({
+const LedgerCommitReply = z.object({
   entryIndex: NonNegInt,
   entryHash: RefSchema,
   prevEntryHash: RefSchema,
@@ -108,23 +108,23 @@ export const LedgerRestCommitRequest = z.object({
   nextWorld: WorldSchema,
   entry: LogEntrySchema,
 });
-export const LedgerRestCommitReply = z.object({ selectedHead: RefSchema });
+const LedgerRestCommitReply = z.object({ selectedHead: RefSchema });
 
-export const LedgerHeadReply = z.object({
+const LedgerHeadReply = z.object({
   worldRef: RefSchema.nullable(),
   world: WorldSchema.nullable(),
   entryIndex: NonNegInt.nullable(),
 });
 
-export const ReceiptStateSchema = z.enum(['not-started', 'indeterminate', 'resolved']);
-export const LedgerReceiptReply = z.object({
+const ReceiptStateSchema = z.enum(['not-started', 'indeterminate', 'resolved']);
+const LedgerReceiptReply = z.object({
   invocationId: z.string(),
   state: ReceiptStateSchema,
   resultRef: RefSchema.optional(),
 });
 
 /** Claim an idempotent invocation id before running it (A2A task ids, MCP `world/taskId`). */
-export const LedgerInvocationBeginRequest = z.object({
+const LedgerInvocationBeginRequest = z.object({
   invocationId: z.string().min(1),
   /** sha256 hex of the canonical (tool, arguments): a resend must carry the same */
   requestHash: z.string().regex(/^[0-9a-f]{64}$/),
@@ -133,7 +133,7 @@ export const LedgerInvocationBeginRequest = z.object({
   /** take over a claim that `ended` (the caller has checked that nothing ran under it) */
   reclaim: z.boolean().optional(),
 });
-export const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
+const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
   /** the claim is this caller's: `claimToken` fences its commit and its end */
   z.object({ state: z.literal('claimed'), claimToken: z.string().min(1).max(64) }),
   z.object({
@@ -150,20 +150,20 @@ export const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
   z.object({ state: z.literal('ended'), reason: z.enum(['lapsed', 'uncertain', 'abandoned']) }),
 ]);
 /** What the ledger knows of an invocation id, read-only (A2A GetTask). */
-export const LedgerInvocationGetReply = z.discriminatedUnion('state', [
+const LedgerInvocationGetReply = z.discriminatedUnion('state', [
   z.object({ state: z.literal('none') }),
   LedgerInvocationBeginReply.options[1],
   LedgerInvocationBeginReply.options[2],
   LedgerInvocationBeginReply.options[4],
 ]);
-export const LedgerInvocationEndRequest = z.object({
+const LedgerInvocationEndRequest = z.object({
   invocationId: z.string().min(1),
   reason: z.enum(['uncertain', 'abandoned']),
   /** ends the claim only while it is still the one with this token (a reclaim is left alone) */
   claimToken: z.string().min(1).max(64).optional(),
 });
 
-export const LedgerRegistryPublishRequest = z.object({
+const LedgerRegistryPublishRequest = z.object({
   name: z.string().min(1),
   object: WireObjectSchema,
   /**
@@ -172,13 +172,13 @@ export const LedgerRegistryPublishRequest = z.object({
    */
   objects: z.array(WireObjectSchema).max(256).optional(),
 });
-export const LedgerRegistryReply = z.object({
+const LedgerRegistryReply = z.object({
   name: z.string(),
   head: RefSchema,
   changed: z.boolean().optional(),
 });
 
-export const LedgerCommittedEvent = z.object({
+const LedgerCommittedEvent = z.object({
   entryIndex: NonNegInt,
   entryHash: RefSchema,
   worldRef: RefSchema,
@@ -188,8 +188,8 @@ export const LedgerCommittedEvent = z.object({
 
 // ---------------------------------------------------------------- planner
 
-export const ToolsListRequest = z.object({ grants: z.array(SessionGrantSchema), now: EpochMs });
-export const ToolsListReply = z.object({ tools: z.array(ToolDescriptorSchema) });
+const ToolsListRequest = z.object({ grants: z.array(SessionGrantSchema), now: EpochMs });
+const ToolsListReply = z.object({ tools: z.array(ToolDescriptorSchema) });
 
 /** A gateway's handle for one in-flight call it may cancel: a random UUID. */
 export const CallIdSchema = z.uuid();
@@ -214,7 +214,7 @@ export const InvokeRequest = z.object({
    */
   callId: CallIdSchema.optional(),
 });
-export const InvokeReply = z.object({
+const InvokeReply = z.object({
   invocationId: z.string(),
   /** the committed output object (tool fields + world block) */
   output: JsonObject,
@@ -229,7 +229,7 @@ export const InvokeReply = z.object({
 });
 
 /** The planner's runtime identity, served by GET /v1/health (world-spec §5.2). */
-export const PlannerInfoReply = z.object({
+const PlannerInfoReply = z.object({
   /** ref of the planner's runtime identity: every coordinator entry's header.interpreter */
   interpreter: RefSchema,
   /** human text of that identity (package version, Node version) */
@@ -405,9 +405,6 @@ export type ReplyOf<S extends SubjectName> = z.output<(typeof CONTRACTS)[S]['rep
 export function ownerOf(subject: SubjectName): 'ledger' | 'broker' | 'planner' | 'gateway' {
   return subject.slice(0, subject.indexOf('.')) as 'ledger' | 'broker' | 'planner' | 'gateway';
 }
-
-/** The default subject prefix; test runs use their own so they never see each other's messages. */
-export const DEFAULT_SUBJECT_PREFIX = 'world';
 
 /** The subject on the wire: `<prefix>.<name>`. */
 export function wireSubject(prefix: string, subject: SubjectName): string {

@@ -14,7 +14,7 @@ export const TIMELINE_LIMIT_MAX = 100;
 /** The outcomes of a committed entry (world-spec §4.4 result shapes). */
 export const ENTRY_OUTCOMES = ['ok', 'refused', 'denied', 'failed'] as const;
 /** The surfaces an entry comes in by (`genesis` for entry 0). */
-export const ENTRY_SURFACES = ['mcp', 'a2a', 'rest', 'genesis'] as const;
+const ENTRY_SURFACES = ['mcp', 'a2a', 'rest', 'genesis'] as const;
 
 /** A filter value: a name of at most 128 characters (episode ids, tool names). */
 const FilterName = z.string().regex(/^[A-Za-z0-9._:/-]{1,128}$/);
@@ -38,7 +38,7 @@ export const LedgerTimelineRequest = z.object({
 });
 
 /** One indexed entry; episode, tool, outcome, reason and invocation id are null when hidden. */
-export const TimelineRowSchema = z.object({
+const TimelineRowSchema = z.object({
   entryIndex: NonNegInt,
   entryHash: RefSchema,
   /** ISO 8601 UTC; null for an entry backfilled without a journal row (time unknown) */
@@ -73,7 +73,7 @@ export const LedgerUnrecordedRequest = z.object({
 });
 
 /** A tool call claimed and never committed: its journal row. */
-export const UnrecordedRowSchema = z.object({
+const UnrecordedRowSchema = z.object({
   invocationId: z.string(),
   episodeId: z.string().nullable(),
   state: z.enum(['claimed', 'ended']),
@@ -89,7 +89,7 @@ export const LedgerUnrecordedReply = z.object({
 });
 
 /** Most minutes one rate read covers. */
-export const TIMELINE_RATE_MINUTES_MAX = 180;
+const TIMELINE_RATE_MINUTES_MAX = 180;
 
 export const LedgerTimelineRateRequest = z.object({
   scope: ReadScopeSchema,
@@ -98,7 +98,7 @@ export const LedgerTimelineRateRequest = z.object({
 });
 
 /** Committed entries of one minute and one outcome (`hidden`: another episode's, to a session). */
-export const TimelineRateRowSchema = z.object({
+const TimelineRateRowSchema = z.object({
   /** the minute's start, ISO 8601 UTC */
   minute: z.string(),
   outcome: z.enum([...ENTRY_OUTCOMES, 'hidden']),

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { NonNegInt } from './schemas.js';
 
 /** A 32-byte SHA-256 tree hash in standard padded base64 (44 characters). */
-export const TreeHashSchema = z
+const TreeHashSchema = z
   .string()
   .regex(/^[A-Za-z0-9+/]{43}=$/, 'a tree hash is 32 bytes of standard padded base64');
 

@@ -43,7 +43,7 @@ export type ReadResource =
  * and check the chain) and which belong to the episode that produced them (they carry what its
  * calls read and wrote). A kind added later (Merkle tree, checkpoints) is one row here.
  */
-export const VISIBILITY: Readonly<Record<ReadResource, 'skeleton' | 'episode'>> = {
+const VISIBILITY: Readonly<Record<ReadResource, 'skeleton' | 'episode'>> = {
   entry: 'skeleton',
   world: 'skeleton',
   head: 'skeleton',
