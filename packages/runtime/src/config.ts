@@ -54,7 +54,7 @@ export function isLogLevel(value: string | undefined): value is LogLevelName {
 }
 
 /** What an on/off variable may say: `1` or `true` (on), `0`, `false` or empty (off). */
-export const FLAG_VALUES = ['1', 'true', '0', 'false', ''] as const;
+const FLAG_VALUES = ['1', 'true', '0', 'false', ''] as const;
 
 /**
  * An on/off environment variable (README "Configuration"): FLAG_VALUES only, anything else

@@ -5,7 +5,7 @@ import { serviceLogger } from './logger.js';
 import { metricsExposition } from './metrics.js';
 
 /** One readiness check: resolves when the connection answers a round trip. */
-export type ReadinessCheck = () => Promise<void>;
+type ReadinessCheck = () => Promise<void>;
 
 /** The checks that apply to a service: its PostgreSQL handle and/or its NATS connection. */
 export interface ReadinessChecks {

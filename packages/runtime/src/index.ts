@@ -9,8 +9,6 @@ export * from './bus-fit.js';
 export * from './inprocess-transport.js';
 export * from './trace.js';
 export * from './database.js';
-export { LISTEN_RETRY_MS } from './pg-listen.js';
-export { WORLD_MIGRATION_LOCK_KEY, type MigrationOptions } from './pg-migrate.js';
 export * from './config.js';
 export * from './crashpoint.js';
 export * from './tokens.js';

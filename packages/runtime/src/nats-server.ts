@@ -34,7 +34,7 @@ export interface NatsTransportOptions {
   connection?: NatsConnection;
 }
 
-/** A packet as the server reads it: Nest's fields plus World's call meta (RequestPacket). */
+/** A packet as the server reads it: Nest's fields plus World's call meta. */
 type IncomingPacket = CallMeta & { pattern: string; data: unknown; id?: string };
 
 function isBroadcast(subject: string): boolean {

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { logger } from './logger.js';
 
 /** How long (ms) a LISTEN connection that failed waits before it listens again. */
-export const LISTEN_RETRY_MS = 500;
+const LISTEN_RETRY_MS = 500;
 
 /**
  * LISTEN on a connection of its own that outlives a server restart: when the connection fails

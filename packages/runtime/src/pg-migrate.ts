@@ -3,7 +3,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 
 /** Advisory lock key every service's migrations take (ASCII "wrld"). */
-export const WORLD_MIGRATION_LOCK_KEY = 0x77726c64;
+const WORLD_MIGRATION_LOCK_KEY = 0x77726c64;
 
 /** Where a service's migrations live and how they are journaled. */
 export interface MigrationOptions {

@@ -16,7 +16,7 @@ export class WorldRpcExceptionFilter implements RpcExceptionFilter<unknown> {
 }
 
 /** The wire form of any thrown value (see WorldRpcExceptionFilter). */
-export function toWireError(exception: unknown): WireError {
+function toWireError(exception: unknown): WireError {
   const typed = typedErrorOf(exception);
   if (typed !== undefined) return typed.toWire();
   logger.error({ err: exception }, 'unexpected error in a message handler');

@@ -68,17 +68,6 @@ export interface RpcClient {
   close(): Promise<void>;
 }
 
-/** The packet a request carries (Nest's microservice wire format). */
-export interface RequestPacket {
-  pattern: string;
-  data: unknown;
-  id?: string;
-  /** W3C trace context of the caller, when tracing is on */
-  traceparent?: string;
-  /** the invocation the caller is handling, restored into the server's call context */
-  invocationId?: string;
-}
-
 /** The packet a reply carries (Nest's microservice wire format). */
 export interface ReplyPacket {
   id?: string;

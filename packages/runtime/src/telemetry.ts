@@ -15,7 +15,7 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import { ConfigError } from './config.js';
 
 /** The OTLP protocols World exports with (`grpc` would need a gRPC stack it does not carry). */
-export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 let provider: NodeTracerProvider | undefined;
 

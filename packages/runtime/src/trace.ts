@@ -30,7 +30,7 @@ export interface CallContext {
   enclosing?: CallContext;
 }
 
-/** What a request or event packet carries besides its data (RequestPacket, the in-process bus). */
+/** What a request or event packet carries besides its data (the NATS packet, the in-process bus). */
 export interface CallMeta {
   /** W3C trace context of the caller (`00-<trace id>-<span id>-<flags>`) */
   traceparent?: string;
@@ -42,7 +42,7 @@ export interface CallMeta {
 export { SpanKind };
 
 /** The name World's spans are recorded under (`trace.getTracer`). */
-export const TRACER_NAME = 'world';
+const TRACER_NAME = 'world';
 
 /** Span attribute naming the service that served a span (`ledger`, `broker`, …). */
 export const SERVICE_ATTRIBUTE = 'world.service';
