@@ -11,7 +11,7 @@ export function testNatsUrl(): string {
 }
 
 /** The PostgreSQL server tests create their databases on (an admin connection string). */
-export function testPostgresAdminUrl(): string {
+function testPostgresAdminUrl(): string {
   return process.env.WORLD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { eventually } from './env.js';
 
 /** A raw statement over one connection, shaped like @world/runtime's RawQuery. */
-export type ClientQuery = <T = Record<string, unknown>>(
+type ClientQuery = <T = Record<string, unknown>>(
   text: string,
   params?: readonly unknown[],
   name?: string,
@@ -13,14 +13,14 @@ export type ClientQuery = <T = Record<string, unknown>>(
  * Statements and transactions over ONE pg.Client, shaped like @world/runtime's DatabaseHandle
  * (`kind`, `query`, `transaction`), so a repository can run on a connection a test can cut.
  */
-export interface ClientRunner {
+interface ClientRunner {
   kind: 'postgres';
   query: ClientQuery;
   transaction<T>(fn: (query: ClientQuery) => Promise<T>): Promise<T>;
 }
 
 /** A ClientRunner over `client` (named statements are prepared on it, as the pool does). */
-export function runnerOn(client: pg.Client): ClientRunner {
+function runnerOn(client: pg.Client): ClientRunner {
   const query: ClientQuery = async <T>(
     text: string,
     params: readonly unknown[] = [],
