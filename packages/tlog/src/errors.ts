@@ -4,7 +4,7 @@
  * exact, human-facing reason: `world verify` prints them on its check lines, and the ledger maps
  * TreeRangeError to a 400 (the gateway's one mapping table).
  */
-export abstract class TlogError extends Error {
+abstract class TlogError extends Error {
   /** Stable machine name of the failure kind. */
   abstract readonly code: string;
   constructor(message: string) {
@@ -62,7 +62,7 @@ export class NoteFormatError extends TlogError {
 }
 
 /** A well-formed note whose signatures do not make it trusted (C2SP signed-note "Signatures"). */
-export abstract class NoteSignatureError extends TlogError {}
+abstract class NoteSignatureError extends TlogError {}
 
 /** A signature by a known key (same name and key ID) that does not verify: the note is forged or altered. */
 export class BadSignatureError extends NoteSignatureError {

@@ -11,7 +11,7 @@ import { decodeBase64 } from '@world/canonical';
 import { KeyFormatError } from './errors.js';
 
 /** C2SP signed-note signature type of Ed25519 ("Signature types": 0x01). */
-export const ED25519_SIGNATURE_TYPE = 0x01;
+const ED25519_SIGNATURE_TYPE = 0x01;
 const ED25519_KEY_BYTES = 32;
 const ED25519_SIGNATURE_BYTES = 64;
 /** The literal prefix of a signer key, so it is never mistaken for a verifier key (golang.org/x/mod/sumdb/note). */

@@ -15,7 +15,7 @@ import { formatKeyId, isValidKeyName, type NoteSigner, type NoteVerifier } from 
  */
 
 /** One signature line of a note. */
-export interface NoteSignature {
+interface NoteSignature {
   readonly name: string;
   readonly keyId: number;
   /** the signature bytes after the 4-byte key ID */

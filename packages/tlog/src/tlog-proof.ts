@@ -7,7 +7,7 @@ import { checkNoteCharacters, decodeNoteText } from './note.js';
 import { verifyInclusion } from './verify.js';
 
 /** The first line of every C2SP tlog-proof. */
-export const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
+const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
 
 /**
  * A C2SP tlog-proof: an offline proof that one entry is in a checkpointed tree.
