@@ -7,4 +7,4 @@ export * from './lines.js';
 export * from './link.js';
 export * from './reads.js';
 export * from './target.js';
-export { resultBytes, walk, type WalkStart } from './walk.js';
+export { walk } from './walk.js';

@@ -4,7 +4,7 @@
  * caller's read scope. Objects come with their payload bytes exactly as stored: nothing here
  * trusts a payload — callers re-hash it.
  */
-import type { LogEntry, Ref, World } from '@world/canonical';
+import type { LogEntry, World } from '@world/canonical';
 import { SEMANTIC_IDS } from '@world/contracts';
 
 /** An object as stored: its envelope and its payload bytes. */
@@ -75,4 +75,4 @@ export function effectStatus(record: {
   return record.failed === true ? 'failed' : 'ok';
 }
 
-export type { LogEntry, Ref, World };
+export type { LogEntry, World };

@@ -7,7 +7,7 @@
  * back to its `world.plan`. A scan reads one record per entry, at most `--scan` entries (default
  * 500, max 5000), within 60 s.
  */
-import { isRef, refOf, type World } from '@world/canonical';
+import { isRef, refOf } from '@world/canonical';
 import {
   COORDINATOR_INVOCATION_ID,
   REST_INVOCATION_ID,
@@ -39,7 +39,7 @@ export type Target =
   | { kind: 'result' };
 
 /** Exit code of a target that names nothing committed (world-spec §7.3: 1 when not found). */
-export const EXIT_NOT_FOUND = 1;
+const EXIT_NOT_FOUND = 1;
 
 /**
  * Parses a `why` target.
@@ -322,5 +322,3 @@ async function scanFor(
   }
   throw new NotFoundTarget(`not found in the last ${examined} entries`);
 }
-
-export type { World };
