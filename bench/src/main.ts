@@ -10,6 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FULL, QUICK, type Profile } from './config.js';
+import { DRIVERS } from './drivers/driver.js';
 import { writeFixture } from './fixture.js';
 import { RssSampler } from './proc.js';
 import {
@@ -158,34 +159,19 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
   };
   const g = ctx.guard!;
   const hwm: RunReport['rssHighWaterMb'] = {};
+  /** The load scenarios of both drivers against one target. */
+  const loadBoth = async (t: Target, options?: { skipC1?: boolean }) => {
+    for (const driver of DRIVERS) add(await loadScenarios(ctx, t, driver, options));
+  };
+  /** A target whose whole run is the load scenarios of both drivers (baseline, floor). */
+  const loadOnly = (kind: TargetKind, start: () => Promise<Target>) =>
+    g(kind, () => withTarget(start, ctx, hwm, (t) => loadBoth(t)));
   const p = args.profile;
   try {
-    if (args.only.includes('baseline')) {
-      await g('baseline', () =>
-        withTarget(
-          () => startBaselineTarget(fixture),
-          ctx,
-          hwm,
-          async (t) => {
-            for (const driver of ['http', 'mcp-client'] as const)
-              add(await loadScenarios(ctx, t, driver));
-          },
-        ),
-      );
-    }
-    if (args.only.includes('floor')) {
-      await g('floor', () =>
-        withTarget(
-          () => startFloorTarget(root, fixture, runTag),
-          ctx,
-          hwm,
-          async (t) => {
-            for (const driver of ['http', 'mcp-client'] as const)
-              add(await loadScenarios(ctx, t, driver));
-          },
-        ),
-      );
-    }
+    if (args.only.includes('baseline'))
+      await loadOnly('baseline', () => startBaselineTarget(fixture));
+    if (args.only.includes('floor'))
+      await loadOnly('floor', () => startFloorTarget(root, fixture, runTag));
     if (args.only.includes('distributed')) {
       await g('distributed', () =>
         withTarget(
@@ -217,8 +203,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
                 }),
               ),
             );
-            for (const driver of ['http', 'mcp-client'] as const)
-              add(await loadScenarios(ctx, t, driver, { skipC1: true }));
+            await loadBoth(t, { skipC1: true });
             add(await g('episode growth', () => episodeGrowthScenarios(ctx, t)));
             await growLog(ctx, t, p.growthLarge);
             add(
@@ -243,8 +228,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
           ctx,
           hwm,
           async (t) => {
-            for (const driver of ['http', 'mcp-client'] as const)
-              add(await loadScenarios(ctx, t, driver));
+            await loadBoth(t);
             const [reader] = await t.clients(1, 'reader');
             add(await g('log-read', () => logReadScenario(ctx, t, reader!)));
           },

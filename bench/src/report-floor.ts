@@ -3,6 +3,7 @@
  * scenario of the same kind and driver in the same run (World ÷ floor, beside World ÷ baseline),
  * machine CPU per call, and the checks of issue 19's targets. Pure: no I/O.
  */
+import { DRIVERS } from './drivers/driver.js';
 import { FLOOR_TARGETS } from './config.js';
 import type { ScenarioResult } from './scenarios.js';
 import { compare } from './stats.js';
@@ -75,7 +76,7 @@ export function checkFloorTargets(scenarios: ScenarioResult[]): TargetCheck[] {
     scenarios.find(
       (s) => s.target === 'distributed' && s.driver === driver && s.scenario === scenario,
     );
-  for (const driver of ['http', 'mcp-client'] as const) {
+  for (const driver of DRIVERS) {
     const c1 = world(driver, 'c1');
     add(
       `distributed c1 p50 ÷ floor's (${driver})`,

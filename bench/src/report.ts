@@ -3,6 +3,7 @@
  * and driver, the target checker (PASS/MISS per target of issue 7), the printed table, and the
  * markdown table bench/README.md carries. Pure: no I/O.
  */
+import { DRIVERS } from './drivers/driver.js';
 import { TARGETS, type Profile } from './config.js';
 import type { ScenarioResult } from './scenarios.js';
 import { checkFloorTargets, machineCpuMs, type TargetCheck } from './report-floor.js';
@@ -81,7 +82,7 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
       status: value === undefined || Number.isNaN(value) ? 'N/A' : ok(value) ? 'PASS' : 'MISS',
     });
   };
-  for (const driver of ['http', 'mcp-client'] as const) {
+  for (const driver of DRIVERS) {
     const d = find(
       scenarios,
       (s) => s.target === 'distributed' && s.driver === driver && s.scenario === 'c1',
@@ -128,7 +129,7 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
     limit: 'all',
     status: worldCalls.length === 0 ? 'N/A' : uncommitted.length === 0 ? 'PASS' : 'MISS',
   });
-  for (const driver of ['http', 'mcp-client'] as const) {
+  for (const driver of DRIVERS) {
     const e = find(
       scenarios,
       (s) => s.target === 'embedded' && s.driver === driver && s.scenario === 'c1',

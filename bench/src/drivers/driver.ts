@@ -16,6 +16,8 @@ export interface DriverResult {
 
 /** The two ways a run drives the servers (issue 7). */
 export type DriverName = 'mcp-client' | 'http';
+/** Both drivers, in the order every target runs and reports them. */
+export const DRIVERS: readonly DriverName[] = ['http', 'mcp-client'];
 
 /** The tools/call every driver sends: ailang-read of the fixture file. */
 export function toolCallParams(path: string) {

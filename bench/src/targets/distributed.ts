@@ -43,7 +43,7 @@ export interface DistributedTarget extends Target {
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);
@@ -67,6 +67,24 @@ async function adminQuery(sql: string): Promise<void> {
 }
 
 /**
+ * Starts a JetStream NATS server of the repository's config on a free loopback port, its store
+ * under `root/<dir>`; the caller waits for its ready line and stops it.
+ */
+export async function startNats(
+  root: string,
+  dir: string,
+): Promise<{ nats: BenchProcess; natsPort: number }> {
+  const natsPort = await freePort();
+  const natsDir = join(root, dir);
+  await mkdir(natsDir, { recursive: true });
+  const args = ['-c', repoPath('infra/nats/nats.conf'), '-a', '127.0.0.1', '-p', String(natsPort)];
+  const nats = startProcess('nats', 'nats-server', [...args, '-js', '-sd', natsDir], {
+    PATH: process.env.PATH,
+  });
+  return { nats, natsPort };
+}
+
+/**
  * Starts NATS, creates the database and starts the four services.
  * @param nodeArgs extra node flags for the service processes (profiling)
  * @throws when a process never logs ready (everything started is stopped first)
@@ -77,27 +95,7 @@ export async function startDistributedTarget(
   runTag: string,
   nodeArgs: string[] = [],
 ): Promise<DistributedTarget> {
-  const natsPort = await freePort();
-  const natsDir = join(root, 'nats');
-  await mkdir(natsDir, { recursive: true });
-  const nats = startProcess(
-    'nats',
-    'nats-server',
-    [
-      '-c',
-      repoPath('infra/nats/nats.conf'),
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(natsPort),
-      '-js',
-      '-sd',
-      natsDir,
-    ],
-    {
-      PATH: process.env.PATH,
-    },
-  );
+  const { nats, natsPort } = await startNats(root, 'nats');
   const started: BenchProcess[] = [nats];
   const dbName = `bench_${runTag.replace(/-/g, '_')}_${randomBytes(3).toString('hex')}`;
   let dbCreated = false;

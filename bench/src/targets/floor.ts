@@ -5,15 +5,13 @@
  * plays (so the CPU table puts floor and World side by side per role).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { EPISODE_HEADER } from '../floor/gateway.js';
 import { FLOOR_DDL, HEAD_INDEX } from '../floor/schema.js';
 import { startProcess, type BenchProcess } from '../proc.js';
-import { adminUrl, freePort, SERVICES } from './distributed.js';
-import { repoPath } from './paths.js';
+import { adminUrl, SERVICES, startNats } from './distributed.js';
 import type { Target } from './target.js';
 
 const FLOOR_DIR = fileURLToPath(new URL('../floor/', import.meta.url));
@@ -48,25 +46,7 @@ export async function startFloorTarget(
   runTag: string,
   nodeArgs: string[] = [],
 ): Promise<FloorTarget> {
-  const natsPort = await freePort();
-  const natsDir = join(root, 'floor-nats');
-  await mkdir(natsDir, { recursive: true });
-  const nats = startProcess(
-    'nats',
-    'nats-server',
-    [
-      '-c',
-      repoPath('infra/nats/nats.conf'),
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(natsPort),
-      '-js',
-      '-sd',
-      natsDir,
-    ],
-    { PATH: process.env.PATH },
-  );
+  const { nats, natsPort } = await startNats(root, 'floor-nats');
   const started: BenchProcess[] = [nats];
   const dbName = `floor_${runTag.replace(/-/g, '_')}_${randomBytes(3).toString('hex')}`;
   let dbCreated = false;
