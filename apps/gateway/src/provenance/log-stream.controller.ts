@@ -12,6 +12,7 @@ import {
 import type { Request, Response } from 'express';
 import { RPC, type RpcClient } from '@world/runtime';
 import { ReadAccessGuard } from '../auth/guards.js';
+import { serveEventStream } from '../http/event-stream.js';
 import { GATEWAY_LOG, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
 import type { LogSink } from '../log.js';
 import { CommittedEvents, parseStreamStart, runLogStream } from './log-stream.js';
@@ -46,40 +47,18 @@ export class LogStreamController implements OnModuleDestroy {
   ): Promise<void> {
     // A bad position is a 400 envelope, answered before the stream starts.
     const start = parseStreamStart(from, lastEventId);
-    const stop = new AbortController();
-    this.open.add(stop);
-    const leave = () => stop.abort();
-    req.socket.on('close', leave);
-    res.on('close', leave);
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    try {
-      await runLogStream({
+    await serveEventStream(req, res, this.open, (signal, sink) =>
+      runLogStream({
         log: this.log,
         events: this.events,
         start,
         runMs: this.settings.logStreamRunMs,
-        signal: stop.signal,
-        sink: {
-          write: (frame) => res.write(frame),
-          drained: () =>
-            new Promise<void>((resolve) => {
-              if (stop.signal.aborted) return resolve();
-              res.once('drain', resolve);
-              stop.signal.addEventListener('abort', () => resolve(), { once: true });
-            }),
-        },
+        signal,
+        sink,
         onError: (err) =>
           this.operatorLog.warn({ err, from: start }, 'log stream ended by a failed read'),
-      });
-    } finally {
-      this.open.delete(stop);
-      req.socket.off('close', leave);
-      res.end();
-    }
+      }),
+    );
   }
 
   /** Ends every open stream and drops the event subscription (Nest calls it before the server closes). */

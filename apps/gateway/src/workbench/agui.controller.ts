@@ -4,6 +4,7 @@ import { SessionAbsentError } from '@world/contracts';
 import { RPC, type RpcClient } from '@world/runtime';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
 import { parseJsonObject, readBody } from '../http/body.js';
+import { serveEventStream } from '../http/event-stream.js';
 import { CommittedEvents } from '../provenance/log-stream.js';
 import { ReadLog } from '../provenance/read-log.js';
 import { ReadWorlds } from '../provenance/read-worlds.js';
@@ -57,41 +58,19 @@ export class AguiController implements OnModuleDestroy {
       () => -1,
     );
     const start = parseAguiInput(body, head);
-    const stop = new AbortController();
-    this.open.add(stop);
-    const leave = () => stop.abort();
-    req.socket.on('close', leave);
-    res.on('close', leave);
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
     const options = this.settings.agui ?? {};
-    try {
-      await runAgui({
+    await serveEventStream(req, res, this.open, (signal, sink) =>
+      runAgui({
         log: this.log,
         events: this.events,
         scope: viewer.scope,
         start,
-        signal: stop.signal,
+        signal,
         runMs: options.runMs,
         heartbeatMs: options.heartbeatMs,
-        sink: {
-          write: (text) => res.write(text),
-          drained: () =>
-            new Promise<void>((resolve) => {
-              if (stop.signal.aborted) return resolve();
-              res.once('drain', resolve);
-              stop.signal.addEventListener('abort', () => resolve(), { once: true });
-            }),
-        },
-      });
-    } finally {
-      this.open.delete(stop);
-      req.socket.off('close', leave);
-      res.end();
-    }
+        sink,
+      }),
+    );
   }
 
   onModuleDestroy(): void {
