@@ -14,7 +14,8 @@ import {
   BROKER_MIGRATION_LOCK_KEY,
 } from '../../src/index.js';
 import { effectRecord, effectRecordObject } from '../../src/effects/effect-objects.js';
-import { EffectsRepository, type RecordRow } from '../../src/effects/effects.repository.js';
+import type { RecordRow } from '../../src/effects/effect-start.js';
+import { EffectsRepository } from '../../src/effects/effects.repository.js';
 import { allowedRead } from '../support/harness.js';
 
 const EPISODE = 'ep-tx2';

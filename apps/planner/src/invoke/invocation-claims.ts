@@ -18,7 +18,7 @@ import { requestHashOf } from './json-object.js';
 import { isTransient, retryWithin } from './retry-within.js';
 
 /** Time allowed to the small bookkeeping requests (claims, ends, releases, intent reads). */
-export const BOOKKEEPING_TIMEOUT_MS = 2_000;
+const BOOKKEEPING_TIMEOUT_MS = 2_000;
 
 type InvokeReply = ReplyOf<'planner.invoke'>;
 
