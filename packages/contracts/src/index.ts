@@ -7,6 +7,7 @@ export * from './mcp.js';
 export * from './schemas.js';
 export * from './subjects.js';
 export * from './broker-subjects.js';
+export * from './planner-subjects.js';
 export * from './parse.js';
 export * from './typed-error.js';
 export * from './stored.js';

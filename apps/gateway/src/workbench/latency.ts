@@ -10,14 +10,17 @@ import type { PhaseHistogram } from '@world/contracts';
 /** The phases of a call in the order a call runs them (metrics.ts Phase); others follow by name. */
 const PHASE_ORDER = ['plan', 'lease', 'execute', 'finish', 'commit'];
 
-/** One phase's histogram summed over the replicas that timed it. */
+/**
+ * One phase's histogram summed over the replicas that timed it.
+ * @internal exported for latency.spec.ts (mergeHistograms' result)
+ */
 export interface MergedPhase extends PhaseHistogram {
   /** how many replicas' histograms were summed */
   replicas: number;
 }
 
 /** The percentiles the Overview shows, as fractions. */
-export const PERCENTILES = [0.5, 0.9, 0.99] as const;
+const PERCENTILES = [0.5, 0.9, 0.99] as const;
 
 /** A phase's row: its count and each percentile's bucket upper bound (seconds; null = +Inf). */
 export interface PhaseLatency {
@@ -39,6 +42,7 @@ const boundsText = (h: PhaseHistogram) => h.buckets.map((b) => b.le ?? '+Inf').j
  * @param histograms the phase's histogram from each replica (at least one)
  * @throws Error `bucket bounds differ between replicas (…)` when two histograms' bounds differ:
  *   cumulative counts at different bounds cannot be added
+ * @internal exported for latency.spec.ts
  */
 export function mergeHistograms(histograms: PhaseHistogram[]): MergedPhase {
   const [first, ...rest] = histograms;
@@ -64,6 +68,7 @@ export function mergeHistograms(histograms: PhaseHistogram[]): MergedPhase {
  * @param q a fraction in (0, 1]
  * @returns seconds; null when the rank lies in the `+Inf` bucket; undefined when count is 0
  * @throws RangeError when q is not in (0, 1]
+ * @internal exported for latency.spec.ts
  */
 export function percentileBound(
   h: Pick<PhaseHistogram, 'buckets' | 'count'>,

@@ -15,7 +15,10 @@ import {
 } from '@world/contracts';
 import type { RpcClient } from '@world/runtime';
 
-/** How long a replica that stopped answering stays listed as quiet (10 minutes). */
+/**
+ * How long a replica that stopped answering stays listed as quiet (10 minutes).
+ * @internal exported for replica-survey.spec.ts
+ */
 export const QUIET_KEPT_MS = 600_000;
 
 /** A replica heard in an earlier survey that did not answer the last one. */

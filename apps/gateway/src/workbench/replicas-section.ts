@@ -13,7 +13,10 @@ import type { SurveySnapshot } from './replica-survey.js';
 /** A UTC time of day, `12:03:04`. */
 const clockText = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
-/** Seconds as `1h 02m`, `3m 04s`, `12s`. */
+/**
+ * Seconds as `1h 02m`, `3m 04s`, `12s`.
+ * @internal exported for replicas-section.spec.ts
+ */
 export function uptimeText(seconds: number): string {
   const s = Math.floor(seconds);
   const two = (n: number) => String(n).padStart(2, '0');
