@@ -124,6 +124,11 @@ const LedgerInvocationBeginRequest = z.object({
   ttlMs: z.number().int().positive(),
   /** take over a claim that `ended` (the caller has checked that nothing ran under it) */
   reclaim: z.boolean().optional(),
+  /**
+   * the claiming planner instance's caller id: an in-flight answer names it, so a resend or the
+   * waiting gateway can ask `planner.alive.<holder>` whether the claim's holder is still there
+   */
+  holder: CallerIdSchema.optional(),
 });
 const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
   /** the claim is this caller's: `claimToken` fences its commit and its end */
@@ -136,7 +141,8 @@ const LedgerInvocationBeginReply = z.discriminatedUnion('state', [
     /** the committed output object's exact bytes, base64 */
     output: z.string(),
   }),
-  z.object({ state: z.literal('in-flight') }),
+  /** a live claim (or a REST intent); `holder` names the planner instance holding the claim */
+  z.object({ state: z.literal('in-flight'), holder: CallerIdSchema.optional() }),
   z.object({ state: z.literal('mismatch') }),
   /** the first attempt ended without a commit (lapsed, uncertain or abandoned) */
   z.object({ state: z.literal('ended'), reason: z.enum(['lapsed', 'uncertain', 'abandoned']) }),

@@ -21,3 +21,4 @@ export * from './stored.js';
 export * from './integrity.js';
 export * from './telemetry.js';
 export * from './replica-report.js';
+export * from './caller-liveness.js';

@@ -1,12 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  CallCancelledError,
-  CallerGoneError,
-  PLANNER_LIVENESS_MS,
-  callerSubject,
-  type ReplyOf,
-} from '@world/contracts';
-import { RPC, serviceLogger, type RpcClient } from '@world/runtime';
+import { CallCancelledError, CallerGoneError } from '@world/contracts';
+import { RPC, askCaller, serviceLogger, type RpcClient } from '@world/runtime';
 
 const log = serviceLogger('broker');
 
@@ -31,25 +25,15 @@ export class CallerLiveness {
    *   the invocation was cancelled (nothing was written either way)
    */
   async ensureAlive(caller: string, episodeId: string, invocationId?: string): Promise<void> {
-    let reply: ReplyOf<'planner.alive'>;
-    try {
-      reply = await this.rpc.request(
-        callerSubject(caller),
-        invocationId === undefined ? {} : { invocationId },
-        { timeoutMs: PLANNER_LIVENESS_MS },
-      );
-    } catch (err) {
+    const answer = await askCaller(this.rpc, caller, invocationId);
+    if (!answer.alive) {
       log.warn(
-        { episodeId, caller, err },
+        { episodeId, caller, err: answer.cause },
         'the planner of a call waiting for the lease did not answer; the call is dropped',
       );
       throw new CallerGoneError(episodeId, caller);
     }
-    const answered = reply.caller;
-    if (answered !== caller) {
-      log.warn({ episodeId, caller, answered }, 'another planner answered a liveness subject');
-      throw new CallerGoneError(episodeId, caller);
-    }
+    const { reply } = answer;
     if (reply.cancelled === true && invocationId !== undefined) {
       log.info({ episodeId, invocationId }, 'a call waiting for the lease was cancelled; dropped');
       throw new CallCancelledError(invocationId);

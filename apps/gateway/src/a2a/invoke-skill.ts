@@ -9,6 +9,7 @@ import {
 } from '@world/contracts';
 import { RPC, type RpcClient } from '@world/runtime';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';
+import { invokePlanner } from '../invoke/invoke-planner.js';
 import { ToolSurface } from './tool-surface.js';
 
 /** One A2A tool call, as both A2A surfaces decode it. */
@@ -32,6 +33,7 @@ export interface SkillCall {
  * session's grants and checks the pin itself before anything is claimed or runs, so no registry
  * read precedes it. A malformed message (parts, a pin that is no ref) is judged only after the
  * skill's visibility, which only the registry knows: it reads the surface and invokes nothing.
+ * The call is sent by invokePlanner, which answers early when the claiming planner is gone.
  */
 @Injectable()
 export class InvokeSkill {
@@ -52,8 +54,8 @@ export class InvokeSkill {
   async execute(session: Session, call: SkillCall): Promise<ReplyOf<'planner.invoke'>> {
     const { args, pin } = call;
     if (args === null || (pin !== undefined && !isRef(pin))) return this.refuse(session, call);
-    return this.rpc.request(
-      'planner.invoke',
+    return invokePlanner(
+      this.rpc,
       {
         surface: 'a2a',
         session,
@@ -62,7 +64,7 @@ export class InvokeSkill {
         taskId: call.taskId,
         ...(pin !== undefined && { transitionFn: pin }),
       },
-      { timeoutMs: this.settings.callDeadlineMs + REPLY_GRACE_MS },
+      this.settings.callDeadlineMs + REPLY_GRACE_MS,
     );
   }
 

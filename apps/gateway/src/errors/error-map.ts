@@ -305,8 +305,22 @@ export function restErrorOf(err: WorldError): { status: number; body: RestErrorB
   return { status: row.status, body };
 }
 
-/** The JSON-RPC error of an error on `/mcp` (world-spec §6.3). */
-export function mcpErrorOf(err: WorldError): { code: number; message: string; host: boolean } {
+/**
+ * The JSON-RPC error of an error on `/mcp` (world-spec §6.3). A keyed call (`world/taskId`) is
+ * told what became of its invocation as A2A is (README "Exactly-once over MCP"; world-spec
+ * §4.5, §6.5): EffectsUnrecorded answers -32603 with its record list and Uncertain -32603
+ * `invocation outcome is not confirmed; resend the same task id`, since the caller can act on
+ * them by resending that id; an unkeyed call gets `host callback failed` for both.
+ * @param keyed the call carries `_meta["world/taskId"]`
+ */
+export function mcpErrorOf(
+  err: WorldError,
+  keyed = false,
+): { code: number; message: string; host: boolean } {
+  if (keyed && (err instanceof EffectsUnrecordedError || err.errorClass === 'Uncertain')) {
+    const { code, message } = a2aErrorOf(err);
+    return { code, message, host: true };
+  }
   const row = rowOf(err);
   switch (row.mcp.kind) {
     case 'params':

@@ -25,6 +25,7 @@ import {
   type RpcClient,
 } from '@world/runtime';
 import { asWorldError, mcpErrorOf } from '../errors/error-map.js';
+import { invokePlanner } from '../invoke/invoke-planner.js';
 import type { LogSink } from '../log.js';
 import { callCancel, type CallCancel, type McpCancellations } from './cancellation.js';
 import { DEFAULT_PROTOCOL_VERSION, type RequestId } from './protocol.js';
@@ -142,7 +143,12 @@ export class McpExchange {
     });
     const run = this.chain.then(() =>
       this.traced('tools/call', params.name, id, params._meta, () =>
-        this.run(() => this.invoke(call, cancel), params.name, id),
+        this.run(
+          () => this.invoke(call, cancel),
+          params.name,
+          id,
+          params._meta?.[MCP_TASK_ID_META_KEY] !== undefined,
+        ),
       ),
     );
     this.chain = run.catch(() => undefined);
@@ -213,8 +219,8 @@ export class McpExchange {
     }
     // The planner admits the tool against the same grants before anything runs and answers
     // UnknownToolError (→ -32602) otherwise: no separate tools.list round trip per call.
-    const reply = await this.deps.rpc.request(
-      'planner.invoke',
+    const reply = await invokePlanner(
+      this.deps.rpc,
       {
         surface: 'mcp',
         session: this.session,
@@ -223,7 +229,7 @@ export class McpExchange {
         ...(taskId !== undefined && { taskId }),
         callId: cancel.callId,
       },
-      { timeoutMs: this.deps.callDeadlineMs + REPLY_GRACE_MS },
+      this.deps.callDeadlineMs + REPLY_GRACE_MS,
     );
     annotateSpan({
       [INVOCATION_ATTRIBUTE]: reply.invocationId,
@@ -268,13 +274,16 @@ export class McpExchange {
 
   /**
    * Runs one method; any failure becomes an McpFailure through the error table. A host failure
-   * is remembered (and logged with its cause — the client only ever sees the fixed text), and
-   * every later item of the same POST fails the same way without running.
+   * is remembered (and logged with its cause — the client only ever sees the fixed text, except
+   * a keyed call's outcome answers: mcpErrorOf), and every later item of the same POST fails the
+   * same way without running.
+   * @param keyed the call carries `_meta["world/taskId"]`
    */
   private async run<T>(
     work: () => Promise<T>,
     toolName: string | undefined,
     id?: RequestId,
+    keyed = false,
   ): Promise<T> {
     if (this.hostFailure !== undefined)
       throw new McpFailure(this.hostFailure.code, this.hostFailure.message);
@@ -282,7 +291,7 @@ export class McpExchange {
       return await work();
     } catch (err) {
       const error = asWorldError(err);
-      const mapped = mcpErrorOf(error);
+      const mapped = mcpErrorOf(error, keyed);
       // A cancelled request is answered with nothing (its answer is dropped), so its failure —
       // CallCancelled, or any other — never becomes the whole POST's host failure; the operator
       // still sees a host failure of one that had passed the hand-off (EffectsUnrecorded).

@@ -166,6 +166,12 @@ export const commitJournal = ledgerSchema.table(
      * commit given up on never lands later)
      */
     claimToken: text('claim_token'),
+    /**
+     * the caller id of the planner instance holding the live claim (its liveness subject
+     * `planner.alive.<holder>`), so a resend or the waiting gateway can tell a claim whose
+     * holder is gone from one still running; null for REST rows and claims of older planners
+     */
+    claimHolder: text('claim_holder'),
     entryIndex: int8('entry_index'),
     worldRef: text('world_ref'),
     outputRef: text('output_ref'),

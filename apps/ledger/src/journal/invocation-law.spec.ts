@@ -13,6 +13,7 @@ const row = (over: Partial<JournalView>): JournalView => ({
   claimHash: HASH,
   endReason: null,
   expired: false,
+  claimHolder: null,
   entryIndex: null,
   worldRef: null,
   outputRef: null,

@@ -15,6 +15,8 @@ export interface JournalView {
   endReason: EndReason | null;
   /** true when the claim's expiry has passed */
   expired: boolean;
+  /** the caller id of the planner instance that holds (or held) the claim, when it named one */
+  claimHolder: string | null;
   entryIndex: number | null;
   worldRef: Ref | null;
   outputRef: Ref | null;
@@ -69,7 +71,14 @@ export function invocationOf(row: JournalView | null): InvocationReply {
   if (committed !== null) return committed;
   if (row.state === 'ended') return { state: 'ended', reason: row.endReason ?? 'abandoned' };
   if (row.state === 'claimed' && row.expired) return { state: 'ended', reason: 'lapsed' };
-  return { state: 'in-flight' };
+  return inFlightOf(row);
+}
+
+/** A live claim's answer, naming its holder when the claim named one. */
+function inFlightOf(row: JournalView): Extract<BeginReply, { state: 'in-flight' }> {
+  return row.state === 'claimed' && row.claimHolder !== null
+    ? { state: 'in-flight', holder: row.claimHolder }
+    : { state: 'in-flight' };
 }
 
 /** What `ledger.invocation.begin` does with the row it found. */
@@ -82,8 +91,9 @@ export type BeginDecision =
 /**
  * The begin law. No row ⇒ claim. Committed ⇒ same request hash ? the committed result :
  * mismatch (a commit without a claim has no request hash to match: mismatch, fail closed).
- * Otherwise a different hash ⇒ mismatch; a live claim ⇒ in-flight; an ended or lapsed claim ⇒
- * claimed again with `reclaim`, else ended with its reason (lapsed for an expired claim).
+ * Otherwise a different hash ⇒ mismatch; a live claim ⇒ in-flight (naming its holder); an
+ * ended or lapsed claim ⇒ claimed again with `reclaim`, else ended with its reason (lapsed for
+ * an expired claim).
  * Source: DESIGN.md §7.4, world-spec §4.6 and §6.5.
  */
 export function decideBegin(
@@ -99,5 +109,5 @@ export function decideBegin(
   if (row.claimHash !== requestHash) return answer({ state: 'mismatch' });
   const view = invocationOf(row);
   if (view.state === 'ended') return reclaim ? { action: 'claim' } : answer(view);
-  return answer({ state: 'in-flight' });
+  return answer(inFlightOf(row));
 }

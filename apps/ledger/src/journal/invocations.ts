@@ -52,6 +52,7 @@ export class BeginInvocation {
         request.requestHash,
         request.ttlMs,
         request.reclaim ?? false,
+        request.holder ?? null,
       ),
     );
   }

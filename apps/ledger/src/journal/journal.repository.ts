@@ -90,7 +90,8 @@ export class JournalRepository {
    * Begins (claims) an idempotent invocation: a fresh id is claimed in one statement; otherwise
    * the row is locked and decideBegin says what to answer, or to claim it again (reclaim).
    * The claim lapses `ttlMs` after this moment, by the database clock. Each claim and reclaim
-   * mints a fresh token: only a commit or end carrying it acts on the claim.
+   * mints a fresh token: only a commit or end carrying it acts on the claim, and records the
+   * claiming planner instance's caller id (`holder`), which an in-flight answer names.
    *
    * The row is locked without a join, and the committed output is read after the lock in a
    * statement of its own: under READ COMMITTED a `FOR UPDATE` that waited for a concurrent
@@ -103,6 +104,7 @@ export class JournalRepository {
     requestHash: string,
     ttlMs: number,
     reclaim: boolean,
+    holder: string | null,
   ): Promise<BeginReply> {
     const expiresAt = sql`clock_timestamp() + (${ttlMs}::float8 * interval '1 millisecond')`;
     const claimToken = randomBytes(CLAIM_TOKEN_BYTES).toString('hex');
@@ -116,6 +118,7 @@ export class JournalRepository {
           state: 'claimed',
           claimExpiresAt: expiresAt,
           claimToken,
+          claimHolder: holder,
         })
         .onConflictDoNothing()
         .returning({ id: commitJournal.invocationId });
@@ -134,6 +137,7 @@ export class JournalRepository {
           endReason: null,
           claimExpiresAt: expiresAt,
           claimToken,
+          claimHolder: holder,
           updatedAt: sql`now()`,
         })
         .where(eq(commitJournal.invocationId, invocationId));
@@ -192,6 +196,7 @@ async function readView(
       claimHash: journal.claimHash,
       endReason: journal.endReason,
       expired,
+      claimHolder: journal.claimHolder,
       entryIndex: journal.entryIndex,
       worldRef: journal.worldRef,
       outputRef: journal.outputRef,

@@ -11,7 +11,7 @@ import {
   UncertainError,
   type ReplyOf,
 } from '@world/contracts';
-import { RPC, serviceLogger, type RpcClient } from '@world/runtime';
+import { RPC, askCaller, serviceLogger, type RpcClient } from '@world/runtime';
 import { PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
 import type { Invocation } from './invocation.js';
 import { requestHashOf } from './json-object.js';
@@ -57,7 +57,8 @@ export class InvocationClaims {
    * - claimed (fresh, or an ended first attempt under which no effect intent exists: reclaimed);
    * - committed → the first attempt's result, replayed;
    * - live claim of another attempt, or the id used for another call → InvocationInFlightError
-   *   (`task id already used in this session`);
+   *   (`task id already used in this session`), except a live claim whose holder is gone after
+   *   its effect intent was written → UncertainError (holderGoneAfterEffect);
    * - an ended or lapsed first attempt with an effect intent: its effects may have run and its
    *   commit can never land (the claim was given up: append.statements.ts toolBindable), so every
    *   resend gets EffectsUnrecordedError with the records — never "send a new task id", which
@@ -72,6 +73,7 @@ export class InvocationClaims {
       invocationId: inv.invocationId,
       requestHash: requestHashOf(inv.req.toolId, inv.input.payload),
       ttlMs: this.settings.deadlines.leaseTtlMs,
+      holder: this.settings.caller,
     };
     const begin = (reclaim: boolean) =>
       this.rpc.request(
@@ -110,8 +112,32 @@ export class InvocationClaims {
             await this.entryHashOf(reply.entryIndex),
           ),
         };
+      case 'in-flight':
+        if (reply.holder !== undefined && (await this.holderGoneAfterEffect(inv, reply.holder)))
+          throw new UncertainError();
+        throw new InvocationInFlightError();
       default:
         throw new InvocationInFlightError();
+    }
+  }
+
+  /**
+   * Whether a live claim's holder is gone after its effect may have run: the planner instance
+   * holding the claim does not answer its liveness subject (askCaller) and the broker holds an
+   * effect intent of the invocation (or cannot be asked). Its commit may still land until the
+   * claim lapses, so the outcome is not known yet: a resend is told to resend the same task id
+   * (world-internals §5.5, §12 #24), and once the claim lapsed it gets the effect records. A
+   * claim whose holder answers, or under which no intent exists, is in flight as before.
+   * @param holder the claim's holder (the in-flight answer's caller id)
+   */
+  async holderGoneAfterEffect(inv: Invocation, holder: string): Promise<boolean> {
+    if (holder === this.settings.caller) return false;
+    if ((await askCaller(this.rpc, holder)).alive) return false;
+    try {
+      return (await this.effectRecords(inv.invocationId)).intents > 0;
+    } catch (err) {
+      if (isTransient(err)) return true;
+      throw err;
     }
   }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "ledger"."commit_journal" ADD COLUMN "claim_holder" text;
