@@ -23,6 +23,7 @@ import {
   RecoverIntents,
   type IndeterminateIntent,
 } from './effects/recover-intents.js';
+import { ReportUncommitted } from './effects/report-uncommitted.js';
 import { IntegrityRepository } from './integrity/integrity.repository.js';
 import { scanBroker } from './integrity/scan-broker.js';
 import type { EffectHandler } from './handlers/registry.js';
@@ -154,11 +155,16 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     { replica },
   );
   const recovery = app.get(RecoverIntents);
+  const uncommitted = app.get(ReportUncommitted);
   const indeterminate = await recovery.execute();
-  // Orphans left by a replica that died are reported without waiting for a restart.
+  // Orphans left by a replica that died, and effects whose invocation never committed, are
+  // reported without waiting for a restart.
   const sweep = renewEvery(
     options.orphanSweepMs ?? ORPHAN_SWEEP_MS,
-    async () => void (await recovery.sweep()),
+    async () => {
+      await recovery.sweep();
+      await uncommitted.sweep();
+    },
     (err) => {
       serviceLogger('broker').warn({ err, replica }, 'orphaned-intent sweep failed');
       return 'continue';

@@ -5,6 +5,7 @@ import { EffectsRepository } from './effects/effects.repository.js';
 import { ExecuteEffect } from './effects/execute-effect.js';
 import { ListInvocationEffects } from './effects/list-invocation-effects.js';
 import { RecoverIntents } from './effects/recover-intents.js';
+import { ReportUncommitted } from './effects/report-uncommitted.js';
 import { StartEffect } from './effects/start-effect.js';
 import { CallerLiveness } from './episodes/caller-liveness.js';
 import { CreateEpisode, GetEpisode } from './episodes/create-episode.js';
@@ -77,6 +78,7 @@ export class BrokerModule {
         ExecuteEffect,
         ListInvocationEffects,
         RecoverIntents,
+        ReportUncommitted,
         GetObject,
       ],
     };

@@ -60,6 +60,9 @@ export async function startPlanner(
     rpc,
     cancelled: (invocationId) => cancellations.cancelledInvocation(invocationId),
   });
+  // The caller id is what the journal names as a keyed claim's holder: this line ties it to a
+  // process for the operator.
+  log.info({ replica, caller: liveness.caller }, 'answering planner.alive');
   const app = await startMicroservice(
     'planner',
     PlannerModule.register({

@@ -33,6 +33,13 @@ export interface IntentState {
   recordRef: string | null;
 }
 
+/** Where a page of outcomes starts: just after this intent. */
+export interface OutcomeCursor {
+  logicalTime: number;
+  episodeId: string;
+  ordinal: number;
+}
+
 /** The only code touching `broker.spend`, `effect_intents`, `effect_outcomes`, `effect_records`. */
 @Injectable()
 export class EffectsRepository {
@@ -197,6 +204,52 @@ export class EffectsRepository {
       )!,
       true,
     );
+  }
+
+  /**
+   * Intents with their outcome, written at or before `atOrBefore` (epoch ms, the intent's
+   * logical time), after `cursor` in (logical time, episode, ordinal) order, at most `limit`:
+   * the keyset pages of ReportUncommitted.
+   */
+  async outcomesAfter(
+    cursor: OutcomeCursor,
+    atOrBefore: number,
+    limit: number,
+  ): Promise<Array<IntentState & { logicalTime: number }>> {
+    const rows = await this.database.db
+      .select({
+        invocationId: effectIntents.invocationId,
+        episodeId: effectIntents.episodeId,
+        ordinal: effectIntents.ordinal,
+        effect: effectIntents.effect,
+        scope: effectIntents.scope,
+        cost: effectIntents.cost,
+        status: effectOutcomes.status,
+        recordRef: effectOutcomes.recordRef,
+        logicalTime: effectIntents.logicalTime,
+      })
+      .from(effectIntents)
+      .innerJoin(
+        effectOutcomes,
+        and(
+          eq(effectOutcomes.episodeId, effectIntents.episodeId),
+          eq(effectOutcomes.ordinal, effectIntents.ordinal),
+        ),
+      )
+      .where(
+        and(
+          sql`(${effectIntents.logicalTime}, ${effectIntents.episodeId}, ${effectIntents.ordinal})
+              > (${cursor.logicalTime}, ${cursor.episodeId}, ${cursor.ordinal})`,
+          sql`${effectIntents.logicalTime} <= ${atOrBefore}`,
+        ),
+      )
+      .orderBy(
+        asc(effectIntents.logicalTime),
+        asc(effectIntents.episodeId),
+        asc(effectIntents.ordinal),
+      )
+      .limit(limit);
+    return rows.map((r) => ({ ...r, status: r.status as IntentState['status'] }));
   }
 
   /** The episode's spend per (effect, scope): Σ cost of its intents (`broker.spend`). */
