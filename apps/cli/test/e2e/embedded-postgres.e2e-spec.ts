@@ -31,9 +31,14 @@ function said(lines: readonly string[]): string[] {
 /** A short deadline, so a call caught by a kill is settled within seconds after a restart. */
 const DEADLINE_MS = 4_000;
 /** MCP's one host error (world-spec §6: MCP only ever sees this text). */
-const HOST_FAILED = { code: -32603, message: 'host callback failed' };
-/** The first attempt's claim still runs (its deadline has not passed). */
-const IN_FLIGHT = 'task id already used in this session';
+/** A keyed MCP call whose effect may have run and whose claim lapsed: no records were written. */
+const UNRECORDED_NONE = {
+  code: -32603,
+  message:
+    'effects were requested but the invocation was not confirmed committed; effect records: (none recorded yet)',
+};
+/** A keyed MCP call whose claim's holder is gone after its effect intent: the claim has not lapsed. */
+const UNCERTAIN = 'invocation outcome is not confirmed; resend the same task id';
 
 /** One `world start` process and what its banner said. */
 interface Started {
@@ -379,16 +384,16 @@ describe('world start on its own PostgreSQL server', () => {
         effect: 'Workspace.Write',
         msg: 'indeterminate effect intent: it may have run; it is not re-run',
       });
-      // The handler ran once before the kill; a resend is refused (on MCP: the one host error,
-      // once the first attempt's claim has ended) and runs nothing.
+      // The handler ran once before the kill; a resend runs nothing: "not confirmed" while the
+      // dead process's claim is live, then "effects were requested …" (no record was written).
       await writeFile(join(home, 'worktrees', 'demo', 'once.txt'), 'changed after the crash');
       let resend = await call(w, 'ailang-write', { path: 'once.txt', content: 'one' }, 'once');
       const until = Date.now() + 4 * DEADLINE_MS;
-      while (resend.error?.message === IN_FLIGHT && Date.now() < until) {
+      while (resend.error?.message === UNCERTAIN && Date.now() < until) {
         await new Promise((r) => setTimeout(r, 250));
         resend = await call(w, 'ailang-write', { path: 'once.txt', content: 'one' }, 'once');
       }
-      expect(resend.error).toEqual(HOST_FAILED);
+      expect(resend.error).toEqual(UNRECORDED_NONE);
       expect(readFileSync(join(home, 'worktrees', 'demo', 'once.txt'), 'utf8')).toBe(
         'changed after the crash',
       );

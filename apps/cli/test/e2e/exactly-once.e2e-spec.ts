@@ -104,9 +104,10 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     expect(await w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'), 1)).toEqual(
       unrecorded(record),
     );
-    // MCP with an idempotency key: the same law (its answer is the host failure).
+    // MCP with an idempotency key: the same law and the same answer, naming its own record.
     const mcp = await w.mcpCall(token, 'm1', 'ailang-edit', edit('ab', 'abm'), 1);
-    expect(mcp).toMatchObject({ error: { code: -32603, message: 'host callback failed' } });
+    const [mcpRecord] = (await recordOf('mcp:ep-slow:m1')).map((i) => i.recordRef);
+    expect(mcp).toEqual({ ...unrecorded(mcpRecord!), id: 9 });
     await unlock();
     // Every statement that waited has run (and was refused).
     await eventually(

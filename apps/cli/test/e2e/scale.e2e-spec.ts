@@ -62,9 +62,14 @@ const BROKERS = ['broker-1', 'broker-2', 'broker-3'];
 const VICTIM = 'broker-2';
 const MARK = '<<END>>\n';
 const JOURNAL = 'journal.txt';
-/** MCP answers a host failure with -32603 `host callback failed` or `… timed out` (world-spec §6.3). */
+/**
+ * MCP answers a host failure with -32603 `host callback failed` or `… timed out` (world-spec
+ * §6.3); a keyed call whose outcome is unknown or whose effect ran unrecorded says so, as A2A
+ * does (README "Exactly-once over MCP"). A resend of the same task id never runs twice.
+ */
 const HOST_FAILURE_CODE = -32603;
-const HOST_FAILURE_TEXT = /host callback (failed|timed out)$/;
+const HOST_FAILURE_TEXT =
+  /^(host callback (failed|timed out)|invocation outcome is not confirmed; resend the same task id|effects were requested but the invocation was not confirmed committed; effect records: .+)$/;
 /** The gateway's own deadline ended first: HTTP 503 asking to retry (world-spec §5.1). */
 const GATEWAY_DEADLINE = {
   code: 503,

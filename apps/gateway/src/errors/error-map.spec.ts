@@ -273,6 +273,23 @@ describe('the MCP column of the error table (world-spec §6.3)', () => {
   it.each(rows)('%s', (_row, error, code, message, host) => {
     expect(mcpErrorOf(error)).toEqual({ code, message, host });
   });
+
+  const keyedRows: Array<[string, WorldError, string]> = [
+    [
+      '§4.5 EffectsUnrecorded names its records',
+      new EffectsUnrecordedError('mcp:ep1:t', records, 'head moved'),
+      `effects were requested but the invocation was not confirmed committed; effect records: ${records.join(' ')}`,
+    ],
+    [
+      '§5.5 an unknown outcome asks for the same task id',
+      new UncertainError(),
+      'invocation outcome is not confirmed; resend the same task id',
+    ],
+    ['§6.3 any other host failure stays plain', new NoHandlerError(), 'host callback failed'],
+  ];
+  it.each(keyedRows)('a keyed call (world/taskId): %s', (_row, error, message) => {
+    expect(mcpErrorOf(error, true)).toEqual({ code: -32603, message, host: true });
+  });
 });
 
 describe('asWorldError', () => {

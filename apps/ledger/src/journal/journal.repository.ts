@@ -104,7 +104,7 @@ export class JournalRepository {
     requestHash: string,
     ttlMs: number,
     reclaim: boolean,
-    holder: string | null,
+    holder: string | null = null,
   ): Promise<BeginReply> {
     const expiresAt = sql`clock_timestamp() + (${ttlMs}::float8 * interval '1 millisecond')`;
     const claimToken = randomBytes(CLAIM_TOKEN_BYTES).toString('hex');
