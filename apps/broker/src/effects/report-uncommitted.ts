@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { COORDINATOR_INVOCATION_ID, PAGE_MAX, deadlineTable } from '@world/contracts';
+import {
+  COORDINATOR_INVOCATION_ID,
+  PAGE_MAX,
+  ServiceUnavailableError,
+  TransportTimeoutError,
+  deadlineTable,
+  type ReplyOf,
+} from '@world/contracts';
 import { REPLICA, RPC, serviceLogger, type RpcClient } from '@world/runtime';
 import { BROKER_SETTINGS, type BrokerSettings } from '../settings.js';
 import { EffectsRepository, type OutcomeCursor } from './effects.repository.js';
@@ -54,8 +61,8 @@ export class ReportUncommitted {
 
   /**
    * Checks the settled outcomes not checked yet and reports the uncommitted ones.
-   * @returns the outcomes reported now, grouped by invocation
-   * @throws the ledger's transport errors (the unchecked outcomes are checked next time)
+   * @returns the outcomes reported now, grouped by invocation; when no ledger answers, those
+   *   reported before it stopped (the rest are checked by the next sweep)
    */
   async sweep(): Promise<UncommittedOutcome[]> {
     const atOrBefore = Date.now() - settledAfterMs(this.settings.callDeadlineMs);
@@ -67,11 +74,19 @@ export class ReportUncommitted {
       const uncommitted = new Set<string>();
       for (let i = 0; i < ids.length; i += LEDGER_ASKS_AT_ONCE) {
         const batch = ids.slice(i, i + LEDGER_ASKS_AT_ONCE);
-        const views = await Promise.all(
-          batch.map((invocationId) =>
-            this.rpc.request('ledger.invocation.get', { invocationId }, { timeoutMs: 5_000 }),
-          ),
-        );
+        let views: Array<ReplyOf<'ledger.invocation.get'>>;
+        try {
+          views = await Promise.all(
+            batch.map((invocationId) =>
+              this.rpc.request('ledger.invocation.get', { invocationId }, { timeoutMs: 5_000 }),
+            ),
+          );
+        } catch (err) {
+          // No ledger answers now: this page is checked again by the next sweep.
+          if (err instanceof ServiceUnavailableError || err instanceof TransportTimeoutError)
+            return reported;
+          throw err;
+        }
         views.forEach((v, j) => {
           if (v.state === 'none' || v.state === 'ended') uncommitted.add(batch[j]!);
         });
@@ -88,7 +103,12 @@ export class ReportUncommitted {
         reported.push(item);
       }
       const last = page.at(-1);
-      if (last !== undefined) this.cursor = last;
+      if (last !== undefined)
+        this.cursor = {
+          logicalTime: last.logicalTime,
+          episodeId: last.episodeId,
+          ordinal: last.ordinal,
+        };
       if (page.length < PAGE_MAX) return reported;
     }
   }
