@@ -131,6 +131,20 @@ describe('decideBegin — idempotent invocations (DESIGN.md §7.4, world-spec §
       { action: 'answer', reply: { state: 'in-flight' } },
     ],
     [
+      'live claim naming its holder: in-flight with the holder',
+      row({ claimHolder: 'c0ffee' }),
+      HASH,
+      false,
+      { action: 'answer', reply: { state: 'in-flight', holder: 'c0ffee' } },
+    ],
+    [
+      'expired claim naming its holder: ended:lapsed (no holder)',
+      row({ claimHolder: 'c0ffee', expired: true }),
+      HASH,
+      false,
+      { action: 'answer', reply: { state: 'ended', reason: 'lapsed' } },
+    ],
+    [
       'live claim, other request: mismatch',
       row({}),
       OTHER,
