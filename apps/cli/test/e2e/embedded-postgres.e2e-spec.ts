@@ -37,7 +37,7 @@ const UNRECORDED_NONE = {
   message:
     'effects were requested but the invocation was not confirmed committed; effect records: (none recorded yet)',
 };
-/** A keyed MCP call whose claim's holder is gone after its effect intent: the claim has not lapsed. */
+/** A keyed MCP call whose claim holder is gone after its effect intent, before the lapse. */
 const UNCERTAIN = 'invocation outcome is not confirmed; resend the same task id';
 
 /** One `world start` process and what its banner said. */
