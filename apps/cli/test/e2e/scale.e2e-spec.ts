@@ -69,7 +69,7 @@ const JOURNAL = 'journal.txt';
  */
 const HOST_FAILURE_CODE = -32603;
 const HOST_FAILURE_TEXT =
-  /^(host callback (failed|timed out)|invocation outcome is not confirmed; resend the same task id|effects were requested but the invocation was not confirmed committed; effect records: .+)$/;
+  /(host callback (failed|timed out)|invocation outcome is not confirmed; resend the same task id|effects were requested but the invocation was not confirmed committed; effect records: .+)$/;
 /** The gateway's own deadline ended first: HTTP 503 asking to retry (world-spec §5.1). */
 const GATEWAY_DEADLINE = {
   code: 503,
