@@ -9,6 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   PLANNER_LIVENESS_MS,
+  ServiceUnavailableError,
   UncertainError,
   invocationIdOf,
   type ReplyOf,
@@ -51,8 +52,9 @@ export async function invokePlanner(
 /**
  * Every HOLDER_WATCH_MS until `signal` aborts: reads the invocation's journal view
  * (`ledger.invocation.get`) and, while it is a live claim naming its holder, asks that planner
- * instance whether it is there (askCaller). A read that fails is tried again at the next tick.
- * @returns true once the holder of the live claim is gone; false when stopped
+ * instance whether it is there (askCaller). A read that fails, or an ask answered late, is tried
+ * again at the next tick.
+ * @returns true once the holder of the live claim has no subscriber left; false when stopped
  */
 export async function watchHolder(
   rpc: RpcClient,
@@ -68,7 +70,12 @@ export async function watchHolder(
         { timeoutMs: PLANNER_LIVENESS_MS },
       );
       if (view.state !== 'in-flight' || view.holder === undefined) continue;
-      if (!(await askCaller(rpc, view.holder)).alive && !signal.aborted) return true;
+      const answer = await askCaller(rpc, view.holder);
+      // Only "no responders" is taken for gone: NATS knows the instance has no subscriber left.
+      // A late answer (a loaded or hung planner) is asked again at the next tick; the caller's
+      // own deadline still bounds the wait.
+      if (!answer.alive && answer.cause instanceof ServiceUnavailableError && !signal.aborted)
+        return true;
     } catch {
       // aborted, or the ledger did not answer this tick: look again at the next one
     }
