@@ -18,6 +18,7 @@ import {
   WireObjectSchema,
   WorldSchema,
   EffectRecordSchema,
+  CallerIdSchema,
 } from './schemas.js';
 import { CommitAuthorSchema, ObjectGetRequest, ReadScopeSchema } from './visibility.js';
 import { ReplicaReportSchema } from './replicas.js';

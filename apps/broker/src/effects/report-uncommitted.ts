@@ -15,7 +15,7 @@ import { longestCallMs } from './recover-intents.js';
 const log = serviceLogger('broker');
 
 /** The operator line of an effect outcome whose invocation never committed. */
-export const UNCOMMITTED_OUTCOME_LINE =
+const UNCOMMITTED_OUTCOME_LINE =
   'effect outcome whose invocation never committed: it ran and is recorded, and it has no log entry';
 
 /** Ledger questions in flight at once while a page of outcomes is checked. */
@@ -34,7 +34,7 @@ export interface UncommittedOutcome {
  * it. A keyed call's claim lapses `leaseTtlMs` after it was taken (before the intent), and no
  * call outlives longestCallMs; the later of the two.
  */
-export function settledAfterMs(callDeadlineMs: number): number {
+function settledAfterMs(callDeadlineMs: number): number {
   return Math.max(longestCallMs(callDeadlineMs), deadlineTable(callDeadlineMs).leaseTtlMs);
 }
 

@@ -18,7 +18,7 @@ import {
 import { askCaller, type RpcClient } from '@world/runtime';
 
 /** How often a keyed call still waiting for its planner checks that the claim's holder lives. */
-export const HOLDER_WATCH_MS = PLANNER_LIVENESS_MS;
+const HOLDER_WATCH_MS = PLANNER_LIVENESS_MS;
 
 /**
  * Sends `planner.invoke` and waits for its answer, at most `timeoutMs`. A keyed call is raced
@@ -56,7 +56,7 @@ export async function invokePlanner(
  * again at the next tick.
  * @returns true once the holder of the live claim has no subscriber left; false when stopped
  */
-export async function watchHolder(
+async function watchHolder(
   rpc: RpcClient,
   invocationId: string,
   signal: AbortSignal,
