@@ -21,6 +21,17 @@ import type { AllowedStart, EffectStart, RecordRow } from './effect-start.js';
 
 export { spendKey, type SpendMap };
 
+/** The columns of an IntentState: an intent with its outcome's status and record, if any. */
+const INTENT_STATE_COLUMNS = {
+  invocationId: effectIntents.invocationId,
+  episodeId: effectIntents.episodeId,
+  ordinal: effectIntents.ordinal,
+  effect: effectIntents.effect,
+  scope: effectIntents.scope,
+  cost: effectIntents.cost,
+  status: effectOutcomes.status,
+  recordRef: effectOutcomes.recordRef,
+};
 /** An intent with its outcome (null while indeterminate). */
 export interface IntentState {
   invocationId: string;
@@ -217,17 +228,7 @@ export class EffectsRepository {
     limit: number,
   ): Promise<Array<IntentState & { logicalTime: number }>> {
     const rows = await this.database.db
-      .select({
-        invocationId: effectIntents.invocationId,
-        episodeId: effectIntents.episodeId,
-        ordinal: effectIntents.ordinal,
-        effect: effectIntents.effect,
-        scope: effectIntents.scope,
-        cost: effectIntents.cost,
-        status: effectOutcomes.status,
-        recordRef: effectOutcomes.recordRef,
-        logicalTime: effectIntents.logicalTime,
-      })
+      .select({ ...INTENT_STATE_COLUMNS, logicalTime: effectIntents.logicalTime })
       .from(effectIntents)
       .innerJoin(
         effectOutcomes,
@@ -269,16 +270,7 @@ export class EffectsRepository {
 
   private async intentStates(where: SQL, withEpisode = false): Promise<IntentState[]> {
     const rows = await this.database.db
-      .select({
-        invocationId: effectIntents.invocationId,
-        episodeId: effectIntents.episodeId,
-        ordinal: effectIntents.ordinal,
-        effect: effectIntents.effect,
-        scope: effectIntents.scope,
-        cost: effectIntents.cost,
-        status: effectOutcomes.status,
-        recordRef: effectOutcomes.recordRef,
-      })
+      .select(INTENT_STATE_COLUMNS)
       .from(effectIntents)
       .leftJoin(
         effectOutcomes,
