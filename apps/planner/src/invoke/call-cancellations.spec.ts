@@ -62,4 +62,22 @@ describe('CallCancellations', () => {
     expect(() => cancellations.stopIfCancelled(inv)).not.toThrow();
     expect(cancellations.cancelledInvocation('mcp:ep:t4')).toBe(false);
   });
+
+  it('keeps answering for a call while another call of its invocation id comes and goes', async () => {
+    // The call holding the claim, then a resend of its task id (same invocation id) beside it.
+    const first = invocation('mcp:ep:t5', CALL);
+    const untrackFirst = cancellations.track(first);
+    const untrackResend = cancellations.track(invocation('mcp:ep:t5', OTHER));
+    untrackResend();
+    await heard(CALL);
+    expect(cancellations.cancelledInvocation('mcp:ep:t5')).toBe(true);
+    // The cancelled call ending its claim, and a resend taking the claim over before it is
+    // untracked: the broker's question is about the newest, which nobody cancelled.
+    const untrackNext = cancellations.track(invocation('mcp:ep:t5', OTHER));
+    expect(cancellations.cancelledInvocation('mcp:ep:t5')).toBe(false);
+    untrackFirst();
+    expect(cancellations.cancelledInvocation('mcp:ep:t5')).toBe(false);
+    untrackNext();
+    expect(cancellations.cancelledInvocation('mcp:ep:t5')).toBe(false);
+  });
 });

@@ -24,8 +24,13 @@ const log = serviceLogger('planner');
 export class CallCancellations {
   /** callId → epoch ms until which its cancellation is kept */
   private readonly cancelled = new Map<string, number>();
-  /** invocationId → callId of the calls this replica is running */
-  private readonly running = new Map<string, string>();
+  /**
+   * invocationId → the callIds of the calls this replica runs under it, oldest first. Several,
+   * not one: a resend of a task id has the same invocationId (`mcp:<episode>:<task>`) as the call
+   * it repeats, and the call ending its claim is still tracked for a moment after a resend took
+   * the claim over; neither's arrival or end may hide the other from the broker.
+   */
+  private readonly running = new Map<string, Set<string>>();
   private readonly unsubscribe: () => void;
 
   /**
@@ -43,15 +48,21 @@ export class CallCancellations {
   }
 
   /**
-   * Marks a call as running on this replica until the returned function is called.
+   * Marks a call as running on this replica until the returned function is called. A keyed call
+   * is tracked once it holds its claim (InvokeTool), so the newest call tracked under an
+   * invocationId is the one holding its claim — the only one that can wait for the lease.
    * @returns the stop of tracking (idempotent)
    */
   track(inv: Invocation): () => void {
     const callId = inv.req.callId;
     if (callId === undefined) return () => undefined;
-    this.running.set(inv.invocationId, callId);
+    let calls = this.running.get(inv.invocationId);
+    if (calls === undefined) this.running.set(inv.invocationId, (calls = new Set()));
+    calls.add(callId);
     return () => {
-      if (this.running.get(inv.invocationId) === callId) this.running.delete(inv.invocationId);
+      const current = this.running.get(inv.invocationId);
+      current?.delete(callId);
+      if (current?.size === 0) this.running.delete(inv.invocationId);
     };
   }
 
@@ -68,12 +79,14 @@ export class CallCancellations {
 
   /**
    * Whether the running invocation's client cancelled it (the broker's liveness question for a
-   * call waiting for the episode lease).
+   * call waiting for the episode lease), asked of the newest call tracked under it: the one
+   * holding the claim (track).
    * @param invocationId an invocation this replica runs; any other is not cancelled
    */
   cancelledInvocation(invocationId: string): boolean {
-    const callId = this.running.get(invocationId);
-    return callId !== undefined && this.isCancelled(callId);
+    const calls = this.running.get(invocationId);
+    const newest = calls === undefined ? undefined : [...calls].at(-1);
+    return newest !== undefined && this.isCancelled(newest);
   }
 
   /** Stops listening. */
@@ -90,7 +103,7 @@ export class CallCancellations {
     const now = this.clock();
     for (const [id, until] of this.cancelled) if (until <= now) this.cancelled.delete(id);
     this.cancelled.set(callId, now + this.keepMs + REPLY_GRACE_MS);
-    const invocationId = [...this.running].find(([, id]) => id === callId)?.[0];
+    const invocationId = [...this.running].find(([, calls]) => calls.has(callId))?.[0];
     if (invocationId === undefined) return;
     worldMetrics().callCancels.inc({ replica: this.replica });
     log.info({ invocationId }, 'call cancelled by its client');

@@ -69,7 +69,6 @@ export class InvokeTool {
       throw err;
     }
     const tool = inv.tool.descriptor.id;
-    const untrack = this.cancellations.track(inv);
     return withCallContext({ invocationId: inv.invocationId }, async () => {
       try {
         const reply = await inSpan(
@@ -102,8 +101,6 @@ export class InvokeTool {
           'call failed',
         );
         throw err;
-      } finally {
-        untrack();
       }
     });
   }
@@ -118,7 +115,8 @@ export class InvokeTool {
    * its client cancelled stops before the claim, or after the plan — the last point before its
    * effect goes to the broker or its refusal to the ledger — with its claim ended, so a resend
    * of its task id runs afresh (CallCancellations). A resend of a committed task id still
-   * answers the committed result.
+   * answers the committed result. The call is tracked for the broker's liveness question only
+   * once it holds its claim: a resend refused at the claim never stands for the call holding it.
    */
   private async steps(inv: Invocation): Promise<InvokeReply> {
     this.cancellations.stopIfCancelled(inv);
@@ -127,6 +125,16 @@ export class InvokeTool {
       if (claim.kind === 'committed') return claim.reply;
       inv.claimToken = claim.claimToken;
     }
+    const untrack = this.cancellations.track(inv);
+    try {
+      return await this.claimedSteps(inv);
+    } finally {
+      untrack();
+    }
+  }
+
+  /** Plan, then commit the refusal or execute and commit, for a call holding its claim. */
+  private async claimedSteps(inv: Invocation): Promise<InvokeReply> {
     let planned: PlannedCall;
     try {
       planned = await this.planCall.execute(inv);
