@@ -136,6 +136,25 @@ describe('batchProblem (world-spec §6.2)', () => {
       [batch[0], { ...batch[0], id: '1' }, { jsonrpc: '2.0', method: 'notifications/initialized' }],
       null,
     ],
+    [
+      'MCP cancellation: a batch cancelling one of its own requests runs nothing',
+      undefined,
+      [
+        { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'x' } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10 } },
+        { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'x' } },
+      ],
+      'JSON-RPC batch cancels its own request id 10: send notifications/cancelled in its own POST',
+    ],
+    [
+      'MCP cancellation: a batch cancelling a request of another POST is served',
+      '2025-03-26',
+      [
+        { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'x' } },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '10' } },
+      ],
+      null,
+    ],
   ];
   it.each(rows)('%s', (_row, version, body, expected) => {
     expect(batchProblem(version, body)).toBe(expected);

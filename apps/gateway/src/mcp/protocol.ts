@@ -9,6 +9,7 @@ import {
   isJsonContentType,
 } from '@modelcontextprotocol/server';
 import { MCP_MODERN_PROTOCOL_VERSION } from '@world/contracts';
+import { cancelledRequestIds } from './cancellation.js';
 
 /** The first revision with the Streamable HTTP transport; older ones never reach an HTTP endpoint. */
 const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
@@ -35,6 +36,8 @@ export const HEADER_MESSAGES = {
     `JSON-RPC batches are accepted only under MCP-Protocol-Version ${FIRST_STREAMABLE_HTTP_VERSION}, not ${v}`,
   duplicateId: (id: string | number) =>
     `JSON-RPC batch repeats request id ${JSON.stringify(id)}: every request in a batch needs its own id`,
+  cancelInBatch: (id: string | number) =>
+    `JSON-RPC batch cancels its own request id ${JSON.stringify(id)}: send notifications/cancelled in its own POST`,
 } as const;
 
 /**
@@ -190,7 +193,12 @@ function requestIdOf(body: unknown): string | number | null {
  * The 400 text for a batch World will not run, or null: batches exist only in 2025-03-26, the
  * default when the header is absent (world-spec §6.2); and a batch repeating a request id is
  * refused before anything runs, since the SDK answers one response per id and the other call's
- * committed output would never be delivered (JSON-RPC 2.0 §6: one response per request).
+ * committed output would never be delivered (JSON-RPC 2.0 §6: one response per request). A batch
+ * holding a `notifications/cancelled` for one of its own requests is refused too, before anything
+ * runs: the SDK aborts that request's handler and never answers it, so the POST would never end,
+ * while World's own registry sees the cancel before the request and would run it anyway (MCP
+ * basic/utilities/cancellation leaves the outcome of such a race to the receiver). A cancel in a
+ * batch naming a request of another POST is served as any other.
  */
 export function batchProblem(version: string | undefined, body: unknown): string | null {
   if (!Array.isArray(body)) return null;
@@ -204,7 +212,8 @@ export function batchProblem(version: string | undefined, body: unknown): string
     if (seen.has(id)) return HEADER_MESSAGES.duplicateId(id);
     seen.add(id);
   }
-  return null;
+  const ownCancel = cancelledRequestIds(body).find((id) => seen.has(id));
+  return ownCancel === undefined ? null : HEADER_MESSAGES.cancelInBatch(ownCancel);
 }
 
 /** A JSON-RPC request id as the SDK hands it to a handler. */
