@@ -112,6 +112,42 @@ describe.each(MODES)('MCP cancellation (%s mode)', (mode: Mode) => {
 
   const writeArgs = { path: 'notes.txt', content: AFTER };
 
+  /** POSTs one JSON-RPC message or batch to /mcp as the session's client, on the raw wire. */
+  const post = (token: string, body: unknown) =>
+    fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify(body),
+    });
+  /** A POST's answer: status, media type, and the JSON-RPC messages of its SSE stream or body. */
+  const answerOf = async (res: Response) => {
+    const text = await res.text();
+    const type = res.headers.get('content-type');
+    const messages =
+      type === 'text/event-stream'
+        ? text
+            .split('\n')
+            .filter((line) => line.startsWith('data: '))
+            .map((line) => JSON.parse(line.slice('data: '.length)) as unknown)
+        : text;
+    return { status: res.status, type, messages };
+  };
+  const writeCall = (id: number, taskId: string) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'ailang-write', arguments: writeArgs, _meta: { 'world/taskId': taskId } },
+  });
+  const cancelOf = (requestId: number) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId },
+  });
+
   /**
    * Runs a call that the test cancels while the broker waits for the lease the test holds, then
    * lets the lease go. `start` begins the call with the signal; resolves once the call ended.
@@ -357,4 +393,79 @@ describe.each(MODES)('MCP cancellation (%s mode)', (mode: Mode) => {
     expect(await head()).toBe(headBefore + 1);
     expect((await brokerRows(episodeId)).intents).toHaveLength(1);
   }, 120_000);
+
+  it('(a) a resend beside a call waiting for the lease is refused and does not keep it alive', async () => {
+    const episodeId = `ep-cancel-beside-${mode}`;
+    const { token, file } = await fixture(episodeId);
+    const headBefore = await head();
+    const release = await holdLease(episodeId);
+    const waits = await counter('world_lease_waits_total');
+    const cancels = await counter('world_call_cancels_total');
+    const cancelled = await counter('world_calls_total', { outcome: 'cancelled' });
+    const first = post(token, writeCall(7, 'k-r')).then(answerOf);
+    await eventually(
+      async () => ((await counter('world_lease_waits_total')) > waits ? true : undefined),
+      30_000,
+      'the call waiting for the lease',
+    );
+    // The first call holds the task id's claim until the broker drops it from the lease queue:
+    // a resend meanwhile (before the cancel, or right after its 202) is refused.
+    expect(await answerOf(await post(token, writeCall(8, 'k-r')))).toEqual({
+      status: 200,
+      type: 'text/event-stream',
+      messages: [
+        {
+          jsonrpc: '2.0',
+          id: 8,
+          error: { code: -32602, message: 'task id already used in this session' },
+        },
+      ],
+    });
+    expect(await answerOf(await post(token, cancelOf(7)))).toEqual({
+      status: 202,
+      type: null,
+      messages: '',
+    });
+    await eventually(
+      async () => ((await counter('world_call_cancels_total')) > cancels ? true : undefined),
+      30_000,
+      'the planner hearing the cancellation',
+    );
+    // The broker drops the cancelled call at its next look, while the test still holds the lease.
+    await eventually(
+      async () =>
+        (await counter('world_calls_total', { outcome: 'cancelled' })) > cancelled
+          ? true
+          : undefined,
+      30_000,
+      'the call ending cancelled',
+    );
+    expect(await first).toEqual({ status: 200, type: 'text/event-stream', messages: [] });
+    await release();
+    await expectNothingThenResend(episodeId, token, file, 'k-r', headBefore);
+  }, 120_000);
+
+  it.each([
+    ['[call 22, cancel 22]', [22], 22],
+    ['[call 10, cancel 10, call 11]', [10, 11], 10],
+  ])(
+    'a 2025-03-26 batch cancelling its own request %s: 400 before anything runs',
+    async (_name, ids, cancelled) => {
+      const episodeId = `ep-cancel-batch-${ids.join('-')}-${mode}`;
+      const { token, file } = await fixture(episodeId);
+      const headBefore = await head();
+      const batch = ids.map((id) => writeCall(id, `k-batch-${id}`));
+      batch.splice(1, 0, cancelOf(cancelled) as never);
+      expect(await answerOf(await post(token, batch))).toEqual({
+        status: 400,
+        type: 'text/plain; charset=utf-8',
+        messages: `JSON-RPC batch cancels its own request id ${cancelled}: send notifications/cancelled in its own POST`,
+      });
+      expect(await brokerRows(episodeId)).toEqual({ intents: [], records: 0, spend: [] });
+      expect(await head()).toBe(headBefore);
+      expect(await readFile(file, 'utf8')).toBe(BEFORE);
+      for (const id of ids) expect(await journal(`mcp:${episodeId}:k-batch-${id}`)).toEqual([]);
+    },
+    120_000,
+  );
 });
