@@ -12,7 +12,10 @@
  * - (c) a v2 client pinned to 2026-07-28 aborts, which closes the request's stream (no
  *   notification), or a 2025-03-26 POST's connection is closed: the same as (a);
  * - on the raw wire, the cancelled POST ends with HTTP 200, `text/event-stream` and no message,
- *   and the notification is answered 202.
+ *   and the notification is answered 202;
+ * - a resend of the task id while the call waits for the lease is refused `-32602` and does not
+ *   keep the cancelled call alive: the broker still drops it, and a later resend runs it afresh;
+ * - a 2025-03-26 batch cancelling one of its own requests is refused 400, nothing in it run.
  * Every wait is on a state (a metric, a row, a lock waiter), never on time.
  */
 import { readFile } from 'node:fs/promises';
