@@ -47,7 +47,8 @@ type JsonRpcId = string | number | null;
  * 3. the §6.2 header checks — 400 text/plain;
  * 4. the body, at most MCP_BODY_MAX_BYTES — 413 with a JSON-RPC envelope, never HTML — and
  *    UTF-8 JSON (decodeJsonBody) — 400 with -32700;
- * 5. batches only under 2025-03-26 — 400;
+ * 5. batches only under 2025-03-26, with no repeated request id and no cancel of their own
+ *    requests (batchProblem) — 400;
  * 6. the SDK (`createMcpHandler`, one low-level Server per POST) through its web-standard
  *    `fetch` with the body already parsed, whose answer is replaced by one plain JSON envelope
  *    when a host call failed (world-spec §6.3), and loses the responses to requests the client
