@@ -9,7 +9,6 @@ import {
   isJsonContentType,
 } from '@modelcontextprotocol/server';
 import { MCP_MODERN_PROTOCOL_VERSION } from '@world/contracts';
-import { cancelledRequestIds } from './cancellation.js';
 
 /** The first revision with the Streamable HTTP transport; older ones never reach an HTTP endpoint. */
 const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
@@ -193,18 +192,14 @@ function requestIdOf(body: unknown): string | number | null {
  * The 400 text for a batch World will not run, or null: batches exist only in 2025-03-26, the
  * default when the header is absent (world-spec §6.2); and a batch repeating a request id is
  * refused before anything runs, since the SDK answers one response per id and the other call's
- * committed output would never be delivered (JSON-RPC 2.0 §6: one response per request). A batch
- * holding a `notifications/cancelled` for one of its own requests is refused too, before anything
- * runs: the SDK aborts that request's handler and never answers it, so the POST would never end,
- * while World's own registry sees the cancel before the request and would run it anyway (MCP
- * basic/utilities/cancellation leaves the outcome of such a race to the receiver). A cancel in a
- * batch naming a request of another POST is served as any other.
+ * committed output would never be delivered (JSON-RPC 2.0 §6: one response per request); and a
+ * batch cancelling one of its own requests is refused (ownCancelProblem).
  */
 export function batchProblem(version: string | undefined, body: unknown): string | null {
   if (!Array.isArray(body)) return null;
   const effective = version ?? DEFAULT_PROTOCOL_VERSION;
   if (effective !== FIRST_STREAMABLE_HTTP_VERSION) return HEADER_MESSAGES.batch(effective);
-  const seen = new Set<string | number>();
+  const seen = new Set<RequestId>();
   for (const message of body) {
     if (typeof message !== 'object' || message === null) continue;
     const { method, id } = message as { method?: unknown; id?: unknown };
@@ -212,8 +207,31 @@ export function batchProblem(version: string | undefined, body: unknown): string
     if (seen.has(id)) return HEADER_MESSAGES.duplicateId(id);
     seen.add(id);
   }
-  const ownCancel = cancelledRequestIds(body).find((id) => seen.has(id));
-  return ownCancel === undefined ? null : HEADER_MESSAGES.cancelInBatch(ownCancel);
+  return ownCancelProblem(body, seen);
+}
+
+/**
+ * The 400 text for a batch holding a `notifications/cancelled` for one of its own requests, or
+ * null. Refused before anything runs: the SDK aborts that request's handler and never answers it,
+ * so the POST would never end, while World's own cancel registry hears the cancel before the
+ * request is registered and would run it anyway (MCP basic/utilities/cancellation leaves such a
+ * race to the receiver). A batch cancelling a request of another POST is served as any other.
+ * @param batch the batch's messages
+ * @param requestIds the ids of the batch's requests
+ */
+function ownCancelProblem(batch: unknown[], requestIds: ReadonlySet<RequestId>): string | null {
+  for (const message of batch) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, params, id } = message as { method?: unknown; params?: unknown; id?: unknown };
+    if (method !== 'notifications/cancelled' || id !== undefined) continue;
+    const requestId = (params as { requestId?: unknown } | null | undefined)?.requestId;
+    if (
+      (typeof requestId === 'string' || typeof requestId === 'number') &&
+      requestIds.has(requestId)
+    )
+      return HEADER_MESSAGES.cancelInBatch(requestId);
+  }
+  return null;
 }
 
 /** A JSON-RPC request id as the SDK hands it to a handler. */
