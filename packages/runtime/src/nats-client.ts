@@ -214,7 +214,8 @@ export class NatsRpcClient implements RpcClient {
     data: RequestOf<S>,
     options: SurveyOptions,
   ): Promise<Array<ReplyOf<S>>> {
-    const token = `s${(this.nextToken++).toString(36)}`;
+    // `_` is no base-36 digit, so a survey's token never equals a request's (base 36 alone).
+    const token = `_${(this.nextToken++).toString(36)}`;
     const open: OpenSurvey = { subject, replies: [] };
     this.surveys.set(token, open);
     try {
@@ -241,10 +242,13 @@ export class NatsRpcClient implements RpcClient {
         } catch (e) {
           return void logger.warn({ subject, err: e }, 'dropped a malformed survey request');
         }
-        reply().then(
-          (response) => msg.respond(JSON.stringify({ id, response, isDisposed: true })),
-          (e: unknown) => logger.warn({ subject, err: e }, 'survey reply failed; not answered'),
-        );
+        reply()
+          .then((response) => msg.respond(JSON.stringify({ id, response, isDisposed: true })))
+          // A reply that cannot be built or sent (e.g. over max_payload) is logged, never an
+          // unhandled rejection.
+          .catch((e: unknown) =>
+            logger.warn({ subject, err: e }, 'survey reply failed; not answered'),
+          );
       },
     });
     return () => sub.unsubscribe();

@@ -20,6 +20,12 @@ const UNCOMMITTED_OUTCOME_LINE =
 
 /** Ledger questions in flight at once while a page of outcomes is checked. */
 const LEDGER_ASKS_AT_ONCE = 8;
+/**
+ * Pages one sweep reads at most: a broker's first sweep over a long history is spread over the
+ * following sweeps (every ORPHAN_SWEEP_MS) instead of flooding the ledger at boot and holding up
+ * the broker's shutdown, which waits for the sweep in flight.
+ */
+const PAGES_PER_SWEEP = 4;
 
 /** An effect that ran and was recorded under an invocation that never committed. */
 export interface UncommittedOutcome {
@@ -45,7 +51,8 @@ function settledAfterMs(callDeadlineMs: number): number {
  * outcome whose intent is older than settledAfterMs is checked once against the ledger's
  * journal (`ledger.invocation.get`); one not committed is named on the operator log (invocation
  * id, episode, effect record refs), once per replica, like the orphaned intents; a committed one
- * is passed. Outcomes are paged by a cursor this replica keeps, so each is checked once; a
+ * is passed. Outcomes are paged by a cursor this replica keeps, so each is checked once (at most
+ * PAGES_PER_SWEEP pages per sweep); a
  * ledger that does not answer leaves the cursor where it was, for the next sweep.
  */
 @Injectable()
@@ -67,7 +74,7 @@ export class ReportUncommitted {
   async sweep(): Promise<UncommittedOutcome[]> {
     const atOrBefore = Date.now() - settledAfterMs(this.settings.callDeadlineMs);
     const reported: UncommittedOutcome[] = [];
-    for (;;) {
+    for (let pages = 1; ; pages += 1) {
       const page = await this.effects.outcomesAfter(this.cursor, atOrBefore, PAGE_MAX);
       const coordinator = page.filter((o) => COORDINATOR_INVOCATION_ID.test(o.invocationId));
       const ids = [...new Set(coordinator.map((o) => o.invocationId))];
@@ -109,7 +116,7 @@ export class ReportUncommitted {
           episodeId: last.episodeId,
           ordinal: last.ordinal,
         };
-      if (page.length < PAGE_MAX) return reported;
+      if (page.length < PAGE_MAX || pages >= PAGES_PER_SWEEP) return reported;
     }
   }
 }
