@@ -422,6 +422,7 @@ describe('world start: a quiet start-up with the banner last', () => {
         ['world', `creating the PostgreSQL cluster at ${home}/pgdata (first start)`],
         ['ledger', 'genesis created'],
         ['broker', 'broker started'],
+        ['planner', 'answering planner.alive'],
         ['broker', 'episode created'],
         ['world', 'ready'],
       ]);
