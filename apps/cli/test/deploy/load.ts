@@ -16,11 +16,21 @@ const JOURNAL = 'journal.txt';
 /**
  * The documented ways a call may fail instead of answering a result: MCP's host failure, -32603
  * `host callback failed` or `host callback timed out` (results-and-errors.txt "When the call
- * itself fails"), and the gateway's own deadline, HTTP 503 asking to retry (world-spec §5.1).
+ * itself fails"); for a call with a task id (every call here carries `world/taskId`), what
+ * became of it as A2A says it (README "Exactly-once over MCP", world-spec §4.5/§6.5): -32603
+ * `invocation outcome is not confirmed; resend the same task id`, `effects were requested but
+ * the invocation was not confirmed committed; effect records: …` and `invocation exceeded its
+ * deadline`; and the gateway's own deadline, HTTP 503 asking to retry (world-spec §5.1).
  */
 export function isDocumentedError(code: number, message: string): boolean {
   return (
-    (code === -32603 && /host callback (failed|timed out)$/.test(message)) ||
+    (code === -32603 &&
+      (/host callback (failed|timed out)$/.test(message) ||
+        message === 'invocation outcome is not confirmed; resend the same task id' ||
+        message === 'invocation exceeded its deadline' ||
+        /^effects were requested but the invocation was not confirmed committed; effect records: (sha256:[0-9a-f]{64}( sha256:[0-9a-f]{64})*|\(none recorded yet\))$/.test(
+          message,
+        ))) ||
     (code === 503 && /the deadline ended before World answered; retry the request$/.test(message))
   );
 }
