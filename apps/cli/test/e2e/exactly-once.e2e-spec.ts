@@ -8,6 +8,9 @@
  * - a ledger SIGKILLed while a commit waits and restarted within the deadline: the planner's
  *   commit is retried and lands once; not restarted in time: "effects were requested …" with the
  *   record, and no later answer invites a new task id;
+ * - a resend while the commit waits after the effect ran, its planner alive (A2A and MCP keyed
+ *   calls), hears "not confirmed; resend the same task id", and once the lock frees the committed
+ *   result: one entry, one intent, spend 1.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +21,8 @@ import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-wo
 /** Short enough to keep the test quick, long enough for a ledger to restart within it. */
 const DEADLINE_MS = 8_000;
 const UNRECORDED = 'effects were requested but the invocation was not confirmed committed';
-const IN_FLIGHT = 'task id already used in this session';
+const UNCERTAIN = 'invocation outcome is not confirmed; resend the same task id';
+const HELD_WRITE = { path: 'notes.txt', content: 'held\n' };
 const WRITE = [{ effect: 'Workspace.Write', scope: 'worktree', budget: 50 }];
 
 describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', () => {
@@ -146,6 +150,83 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     ]);
   }, 60_000);
 
+  /** The keyed surfaces: A2A `tasks/send` and MCP `tools/call` with `_meta["world/taskId"]`. */
+  const surfaces = [
+    {
+      name: 'A2A tasks/send',
+      id: 7,
+      invocationId: (ep: string) => `a2a:${ep}:t1`,
+      send: (token: string, gateway: number) =>
+        w.tasksSend(token, 't1', 'ailang-write', HELD_WRITE, gateway),
+    },
+    {
+      name: 'MCP tools/call with world/taskId',
+      id: 9,
+      invocationId: (ep: string) => `mcp:${ep}:t1`,
+      send: (token: string, gateway: number) =>
+        w.mcpCall(token, 't1', 'ailang-write', HELD_WRITE, gateway),
+    },
+  ];
+
+  it.each(surfaces.map((s, i) => [s.name, i] as const))(
+    '%s: a resend while the commit waits after the effect (planner alive) hears "not confirmed", then the committed result',
+    async (_name, index) => {
+      const surface = surfaces[index]!;
+      const ep = `ep-held-${index}`;
+      const invocationId = surface.invocationId(ep);
+      const { worktree, token } = await w.episode(ep, {}, WRITE);
+      const before = await headIndex();
+      const unlock = await lockLog();
+      const first = surface.send(token, 0);
+      // The effect ran (the broker holds its intent) and the commit waits on the lock.
+      await eventually(
+        async () => ((await recordOf(invocationId)).length === 1 ? true : undefined),
+        10_000,
+        'the effect intent',
+      );
+      await waitForLockWaiter();
+      // A resend through either gateway (either planner, the claim's holder among them, both
+      // alive): the first commit may still land, so "resend the same task id" — never "task id
+      // already used", whose advice of a new id would run the write twice.
+      const uncertain: JsonRpcAnswer = {
+        jsonrpc: '2.0',
+        id: surface.id,
+        error: { code: -32603, message: UNCERTAIN },
+      };
+      expect(await surface.send(token, 0)).toEqual(uncertain);
+      expect(await surface.send(token, 1)).toEqual(uncertain);
+      expect(await lockWaiters()).toBeGreaterThan(0);
+      expect(await journalRow(invocationId)).toEqual({
+        state: 'claimed',
+        end_reason: null,
+        entry_index: null,
+      });
+      await unlock();
+      const committed = await first;
+      expect(committed.error).toBeUndefined();
+      expect(await surface.send(token, 1)).toEqual(committed);
+      expect(await surface.send(token, 0)).toEqual(committed);
+      expect(await headIndex()).toBe(before + 1);
+      expect(await journalRow(invocationId)).toEqual({
+        state: 'committed',
+        end_reason: null,
+        entry_index: String(before + 1),
+      });
+      expect(await readFile(join(worktree, HELD_WRITE.path), 'utf8')).toBe(HELD_WRITE.content);
+      expect(
+        (await recordOf(invocationId)).map((i) => [i.ordinal, i.effect, i.status, i.cost]),
+      ).toEqual([[0, 'Workspace.Write', 'succeeded', 1]]);
+      expect(
+        (
+          await w.q(`SELECT effect, spent::int AS spent FROM broker.spend WHERE episode_id = $1`, [
+            ep,
+          ])
+        ).map((r) => [r.effect, r.spent]),
+      ).toEqual([['Workspace.Write', 1]]);
+    },
+    60_000,
+  );
+
   const ledger = () => w.up.processes.find((p) => p.service === 'ledger')!;
 
   it('retries the commit while a SIGKILLed ledger restarts within the deadline: it lands once', async () => {
@@ -205,11 +286,16 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     const record = intents[0]!.recordRef!;
     expect(await answer).toEqual(unrecorded(record));
     await w.up.respawn(victim.replica).ready;
-    // The claim is live until it lapses (task id in use), then the record, for good.
+    // The claim is live until it lapses (its commit may still land: resend the same task id),
+    // then the record, for good.
     let resend = await w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'), 1);
     const until = Date.now() + 2 * DEADLINE_MS;
-    while (resend.error?.message === IN_FLIGHT && Date.now() < until) {
-      expect(resend.error.code).toBe(-32602);
+    while (resend.error?.message === UNCERTAIN && Date.now() < until) {
+      expect(resend).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32603, message: UNCERTAIN },
+      });
       await new Promise((r) => setTimeout(r, 250));
       resend = await w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'), 1);
     }

@@ -11,7 +11,7 @@ import {
   UncertainError,
   type ReplyOf,
 } from '@world/contracts';
-import { RPC, askCaller, serviceLogger, type RpcClient } from '@world/runtime';
+import { RPC, serviceLogger, type RpcClient } from '@world/runtime';
 import { PLANNER_SETTINGS, type PlannerSettings } from '../settings.js';
 import type { Invocation } from './invocation.js';
 import { requestHashOf } from './json-object.js';
@@ -56,9 +56,12 @@ export class InvocationClaims {
    * canonical bytes), or answers a resend:
    * - claimed (fresh, or an ended first attempt under which no effect intent exists: reclaimed);
    * - committed → the first attempt's result, replayed;
-   * - live claim of another attempt, or the id used for another call → InvocationInFlightError
-   *   (`task id already used in this session`), except a live claim whose holder is gone after
-   *   its effect intent was written → UncertainError (holderGoneAfterEffect);
+   * - the id used for another call (request hash mismatch) → InvocationInFlightError
+   *   (`task id already used in this session`: pick a new id for the other call);
+   * - a live claim (the first attempt still running, its holder alive or not, this planner or
+   *   another) → UncertainError once the broker holds an effect intent of the invocation, or
+   *   cannot be asked whether it does (inFlightAfterEffect); InvocationInFlightError while no
+   *   intent exists yet (nothing has run: resend after a moment);
    * - an ended or lapsed first attempt with an effect intent: its effects may have run and its
    *   commit can never land (the claim was given up: append.statements.ts toolBindable), so every
    *   resend gets EffectsUnrecordedError with the records — never "send a new task id", which
@@ -113,28 +116,31 @@ export class InvocationClaims {
           ),
         };
       case 'in-flight':
-        if (reply.holder !== undefined && (await this.holderGoneAfterEffect(inv, reply.holder)))
-          throw new UncertainError();
+        if (await this.inFlightAfterEffect(claim.invocationId)) throw new UncertainError();
         throw new InvocationInFlightError();
       default:
+        // mismatch: the id names another call (an `ended` answer is reclaimed above)
         throw new InvocationInFlightError();
     }
   }
 
   /**
-   * Whether a live claim's holder is gone after its effect may have run: the planner instance
-   * holding the claim does not answer its liveness subject (askCaller) and the broker holds an
-   * effect intent of the invocation (or cannot be asked). Its commit may still land until the
-   * claim lapses, so the outcome is not known yet: a resend is told to resend the same task id
-   * (world-internals §5.5, §12 #24), and once the claim lapsed it gets the effect records. A
-   * claim whose holder answers, or under which no intent exists, is in flight as before.
-   * @param holder the claim's holder (the in-flight answer's caller id)
+   * Whether a live claim's first attempt has reached its effect: the broker holds an effect
+   * intent of the invocation, or cannot be asked whether it does (a transport error: fail
+   * closed). From the intent on the effect may have run, and the first attempt's commit may
+   * still land — its planner waiting on a slow ledger, or killed with its claim not lapsed yet —
+   * so the outcome is not known: a resend is told to resend the same task id (UncertainError;
+   * world-internals §5.5, §12 #24), never `task id already used`, which would invite a new id
+   * and so run the effect twice. The claim's holder is not asked whether it is alive (askCaller):
+   * alive or gone, this planner or another, the answer is the same until the claim commits (the
+   * committed result) or ends or lapses (EffectsUnrecordedError). False while no intent exists:
+   * nothing has run yet, and the claim is in flight (InvocationInFlightError).
+   * @param invocationId the keyed invocation's id (`a2a:<episode>:<task id>`, `mcp:…`)
+   * @throws the broker's non-transient refusals
    */
-  async holderGoneAfterEffect(inv: Invocation, holder: string): Promise<boolean> {
-    if (holder === this.settings.caller) return false;
-    if ((await askCaller(this.rpc, holder)).alive) return false;
+  private async inFlightAfterEffect(invocationId: string): Promise<boolean> {
     try {
-      return (await this.effectRecords(inv.invocationId)).intents > 0;
+      return (await this.effectRecords(invocationId)).intents > 0;
     } catch (err) {
       if (isTransient(err)) return true;
       throw err;
