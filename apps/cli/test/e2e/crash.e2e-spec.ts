@@ -36,7 +36,7 @@ import {
 /** A short invocation deadline, so timeouts after a kill take seconds (all shares derive from it). */
 const DEADLINE_MS = 4_000;
 const UNRECORDED = 'effects were requested but the invocation was not confirmed committed';
-const IN_FLIGHT = 'task id already used in this session';
+const UNCERTAIN = 'invocation outcome is not confirmed; resend the same task id';
 
 const entry = (service: 'broker' | 'ledger') =>
   fileURLToPath(new URL(`../../../${service}/dist/main.js`, import.meta.url));
@@ -180,11 +180,12 @@ describe.each(CASES)('a process killed at %s (%s)', (point, victim, fileAfter) =
     expect(known[0]?.recordRef === null).toBe(victim === 'broker');
     expect(first.error).toEqual(unrecorded);
 
-    // A resend never runs the edit again: "in flight" while the first attempt's claim is live,
-    // then the same answer for good.
+    // A resend never runs the edit again: "not confirmed; resend the same task id" while the
+    // first attempt's claim is live (its commit might still land), then the same answer for good.
     let resend = await tasksSend(token, 't1', args);
     const until = Date.now() + 3 * DEADLINE_MS;
-    while (resend.error?.message === IN_FLIGHT && Date.now() < until) {
+    while (resend.error?.message === UNCERTAIN && Date.now() < until) {
+      expect(resend.error).toEqual({ code: -32603, message: UNCERTAIN });
       await new Promise((r) => setTimeout(r, 250));
       resend = await tasksSend(token, 't1', args);
     }

@@ -194,6 +194,9 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
         error: { code: -32603, message: UNCERTAIN },
       };
       expect(await surface.send(token, 0)).toEqual(uncertain);
+      // Again once the first commit attempt has timed out (postEffectMs, 1.6 s at this deadline)
+      // and is being retried, as a client resending after a few seconds would.
+      await new Promise((r) => setTimeout(r, 3_000));
       expect(await surface.send(token, 1)).toEqual(uncertain);
       expect(await lockWaiters()).toBeGreaterThan(0);
       expect(await journalRow(invocationId)).toEqual({
