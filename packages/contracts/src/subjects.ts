@@ -126,8 +126,9 @@ const LedgerInvocationBeginRequest = z.object({
   /** take over a claim that `ended` (the caller has checked that nothing ran under it) */
   reclaim: z.boolean().optional(),
   /**
-   * the claiming planner instance's caller id: an in-flight answer names it, so a resend or the
-   * waiting gateway can ask `planner.alive.<holder>` whether the claim's holder is still there
+   * the claiming planner instance's caller id: an in-flight answer names it, so the waiting
+   * gateway can ask `planner.alive.<holder>` whether the claim's holder is still there (a
+   * resend's answer does not depend on it: only on the broker's effect intents)
    */
   holder: CallerIdSchema.optional(),
 });

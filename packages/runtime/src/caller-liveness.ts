@@ -1,7 +1,8 @@
 /**
- * Whether a planner instance is still there, asked on its own liveness subject (one rule for
- * the broker's lease queue, a resend's planner and the waiting gateway; DESIGN.md §2
- * "Per-episode serialization").
+ * Whether a planner instance is still there, asked on its own liveness subject (one ask for the
+ * broker's lease queue and the waiting gateway's holder watch; DESIGN.md §2 "Per-episode
+ * serialization"). A resend's planner does not ask: whether a live claim's resend is told "not
+ * confirmed" depends only on the broker's effect intents (InvocationClaims.claim).
  */
 import { PLANNER_LIVENESS_MS, callerSubject, type ReplyOf } from '@world/contracts';
 import type { RpcClient } from './rpc.js';
@@ -14,7 +15,12 @@ export type CallerAnswer =
  * Asks `planner.alive.<caller>` (contracts callerSubject), which only that planner instance
  * subscribes to for as long as its connection lives. An answer naming `caller` within
  * PLANNER_LIVENESS_MS is alive; "no responders" (a SIGKILLed process has no subscriber), a
- * timeout (a hung one), any other failure to answer, or an answer naming another caller is gone.
+ * timeout (a hung or merely loaded one), any other failure to answer, or an answer naming another
+ * caller is not alive, with its `cause`. What a caller takes for gone is its own rule, by what a
+ * wrong guess costs: the broker's lease queue drops a waiter that is not alive (nothing of the call
+ * was written yet, and a hung planner must not hold the queue); the gateway's holder watch takes
+ * only "no responders" (ServiceUnavailableError: NATS knows no subscriber is left), since "gone"
+ * there answers a call that may still commit, and asks a late answer again at its next tick.
  * @param caller a planner instance's caller id (CallerIdSchema)
  * @param invocationId ask also whether this invocation's client cancelled it (`reply.cancelled`)
  * @returns never rejects

@@ -102,6 +102,9 @@ export const effectIntents = broker.table(
     // (incidents 4 and 5); the key is also what an outcome refers to.
     primaryKey({ name: 'effect_intents_episode_ordinal', columns: [t.episodeId, t.ordinal] }),
     index('effect_intents_invocation_idx').on(t.invocationId),
+    // The keyset order of the uncommitted-outcome sweep's pages (EffectsRepository.outcomesAfter):
+    // without it each page sorts every intent of every episode.
+    index('effect_intents_by_logical_time').on(t.logicalTime, t.episodeId, t.ordinal),
   ],
 );
 

@@ -227,29 +227,7 @@ export class EffectsRepository {
     atOrBefore: number,
     limit: number,
   ): Promise<Array<IntentState & { logicalTime: number }>> {
-    const rows = await this.database.db
-      .select({ ...INTENT_STATE_COLUMNS, logicalTime: effectIntents.logicalTime })
-      .from(effectIntents)
-      .innerJoin(
-        effectOutcomes,
-        and(
-          eq(effectOutcomes.episodeId, effectIntents.episodeId),
-          eq(effectOutcomes.ordinal, effectIntents.ordinal),
-        ),
-      )
-      .where(
-        and(
-          sql`(${effectIntents.logicalTime}, ${effectIntents.episodeId}, ${effectIntents.ordinal})
-              > (${cursor.logicalTime}, ${cursor.episodeId}, ${cursor.ordinal})`,
-          sql`${effectIntents.logicalTime} <= ${atOrBefore}`,
-        ),
-      )
-      .orderBy(
-        asc(effectIntents.logicalTime),
-        asc(effectIntents.episodeId),
-        asc(effectIntents.ordinal),
-      )
-      .limit(limit);
+    const rows = await outcomesAfterQuery(this.database, cursor, atOrBefore, limit);
     return rows.map((r) => ({ ...r, status: r.status as IntentState['status'] }));
   }
 
@@ -333,4 +311,41 @@ async function writeStart(
     })
   ).rows;
   return Number(row!.ordinal);
+}
+
+/**
+ * The statement of EffectsRepository.outcomesAfter (awaiting it runs it; `toSQL()` names it). Its
+ * keyset order is the index `effect_intents_by_logical_time` (drizzle/0002_outcome_order.sql), so
+ * a page reads `limit` index entries instead of sorting every intent.
+ * @internal exported for test/integration/outcome-order.int-spec.ts
+ */
+export function outcomesAfterQuery(
+  database: DatabaseHandle,
+  cursor: OutcomeCursor,
+  atOrBefore: number,
+  limit: number,
+) {
+  return database.db
+    .select({ ...INTENT_STATE_COLUMNS, logicalTime: effectIntents.logicalTime })
+    .from(effectIntents)
+    .innerJoin(
+      effectOutcomes,
+      and(
+        eq(effectOutcomes.episodeId, effectIntents.episodeId),
+        eq(effectOutcomes.ordinal, effectIntents.ordinal),
+      ),
+    )
+    .where(
+      and(
+        sql`(${effectIntents.logicalTime}, ${effectIntents.episodeId}, ${effectIntents.ordinal})
+            > (${cursor.logicalTime}, ${cursor.episodeId}, ${cursor.ordinal})`,
+        sql`${effectIntents.logicalTime} <= ${atOrBefore}`,
+      ),
+    )
+    .orderBy(
+      asc(effectIntents.logicalTime),
+      asc(effectIntents.episodeId),
+      asc(effectIntents.ordinal),
+    )
+    .limit(limit);
 }

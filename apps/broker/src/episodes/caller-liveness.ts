@@ -9,8 +9,10 @@ const log = serviceLogger('broker');
  * "Per-episode serialization"): it is asked on its own liveness subject (callerSubject), which
  * only that instance subscribes to for as long as its connection lives. An answer naming it
  * within PLANNER_LIVENESS_MS is alive; "no responders" (a SIGKILLed process has no subscriber),
- * a timeout (a hung one) or any other failure to answer is gone. Embedded mode's planner answers
- * on the in-process bus, so it is always alive there.
+ * a timeout (a hung one) or any other failure to answer is gone — unlike the gateway's holder
+ * watch, which takes only "no responders" (askCaller): a waiter has written nothing yet, so
+ * dropping a slow one costs a refused call, while keeping a hung one stalls the episode's queue.
+ * Embedded mode's planner answers on the in-process bus, so it is always alive there.
  */
 @Injectable()
 export class CallerLiveness {

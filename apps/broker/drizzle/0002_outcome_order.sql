@@ -1,0 +1,1 @@
+CREATE INDEX "effect_intents_by_logical_time" ON "broker"."effect_intents" USING btree ("logical_time","episode_id","ordinal");
