@@ -299,7 +299,11 @@ export class DuplicateInvocationError extends WorldError {
   }
 }
 
-/** An idempotent invocation whose first attempt is still in flight (world-spec §4.6). */
+/**
+ * An idempotent invocation id used for another call (other arguments), or whose first attempt is
+ * still in flight and has not requested its effect yet (world-spec §4.6); from the effect's
+ * intent on, a resend is answered UncertainError instead (InvocationClaims.claim).
+ */
 export class InvocationInFlightError extends WorldError {
   readonly errorClass = 'InvocationInFlight';
   constructor(message: string = MESSAGES.taskIdUsed) {
