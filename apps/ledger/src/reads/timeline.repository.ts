@@ -1,7 +1,8 @@
 /**
  * The only code that reads the timeline index (table `ledger.timeline`, migration
  * 0003_workbench_timeline: one row per entry, written by a trigger in the entry's own
- * transaction, backfilled for existing logs) and the journal's unrecorded calls for
+ * transaction, backfilled for existing logs), its per-minute rollups (migration
+ * 0006_timeline_minutes, kept by a trigger on the timeline) and the journal's unrecorded calls for
  * read-timeline.ts: newest first by cursor, every filter answered by an index. Reads never lock
  * and never write.
  *
@@ -69,6 +70,36 @@ class Where {
     return this.parts.length === 0 ? 'TRUE' : this.parts.join(' AND ');
   }
 }
+
+/** One minute's count of one outcome, as the rate read returns it. */
+export interface RateRow {
+  minute: string;
+  outcome: string;
+  entries: number;
+}
+
+/** The rate's rows for the operator: every entry's outcome. */
+const RATE_ALL = `r AS (SELECT c.minute, c.outcome, c.entries
+         FROM ledger.timeline_minutes c, w WHERE c.minute >= w.since)`;
+
+/**
+ * The rate's rows for a session of episode $2: its own entries and the genesis by outcome
+ * (the rows the timeline shows it as visible), and each minute's others as `hidden`.
+ */
+const RATE_CONFINED = `own AS (SELECT c.minute, c.outcome, c.entries
+         FROM ledger.timeline_episode_minutes c, w
+        WHERE c.episode_id = $2 AND c.minute >= w.since),
+      gen AS (SELECT date_trunc('minute', t.committed_at, 'UTC') AS minute, t.outcome, count(*) AS entries
+         FROM ledger.timeline t, w
+        WHERE t.surface = 'genesis' AND t.committed_at >= w.since AND t.episode_id IS DISTINCT FROM $2
+        GROUP BY 1, 2),
+      vis AS (SELECT v.minute, v.outcome, sum(v.entries) AS entries
+         FROM (SELECT * FROM own UNION ALL SELECT * FROM gen) v GROUP BY 1, 2),
+      hid AS (SELECT c.minute, 'hidden' AS outcome,
+              sum(c.entries) - coalesce((SELECT sum(v.entries) FROM vis v WHERE v.minute = c.minute), 0)
+                AS entries
+         FROM ledger.timeline_minutes c, w WHERE c.minute >= w.since GROUP BY c.minute),
+      r AS (SELECT * FROM vis UNION ALL SELECT * FROM hid WHERE hid.entries > 0)`;
 
 /** The timeline index's reads; they never lock and never write. */
 @Injectable()
@@ -144,35 +175,26 @@ export class TimelineRepository {
   }
 
   /**
-   * Committed entries per minute and outcome over the last `minutes` minutes, by the index on
-   * commit time (a confined scope's other episodes' entries count as `hidden`), and the
-   * database's clock.
+   * Committed entries per minute and outcome over the last `minutes` minutes (the current minute
+   * included), and the database's clock, in one statement. Read from the per-minute rollups
+   * (migration 0006_timeline_minutes), which count the timeline's rows exactly: a confined scope's
+   * own episode's counts and the genesis's are its visible ones; the rest of each minute's total is
+   * `hidden` (a row only when some are). Minutes are UTC.
    */
   async rate(
     request: ParsedRequestOf<'ledger.timeline.rate'>,
-  ): Promise<{ now: string; rows: Array<{ minute: string; outcome: string; entries: string }> }> {
+  ): Promise<{ now: string; rows: RateRow[] }> {
     const own = request.scope.kind === 'episode' ? request.scope.episodeId : null;
-    const outcome =
-      own === null
-        ? 't.outcome'
-        : `CASE WHEN t.episode_id = $2 OR t.surface = 'genesis' THEN t.outcome ELSE 'hidden' END`;
-    const { rows } = await this.database.query<{
-      minute: string;
-      outcome: string;
-      entries: string;
-    }>(
-      `WITH w AS (SELECT date_trunc('minute', now()) - ($1::int - 1) * interval '1 minute' AS since)
-     SELECT ${iso("date_trunc('minute', t.committed_at)")} AS minute, ${outcome} AS outcome,
-            count(*) AS entries
-       FROM ledger.timeline t, w
-      WHERE t.committed_at >= w.since
-      GROUP BY 1, 2
-      ORDER BY 1, 2`,
+    const { rows } = await this.database.query<{ now: string; rows: RateRow[] }>(
+      `WITH w AS (SELECT date_trunc('minute', now(), 'UTC') - ($1::int - 1) * interval '1 minute' AS since),
+      ${own === null ? RATE_ALL : RATE_CONFINED}
+     SELECT ${iso('now()')} AS now,
+            coalesce((SELECT json_agg(json_build_object('minute', ${iso('r.minute')},
+                                                        'outcome', r.outcome,
+                                                        'entries', r.entries)
+                                      ORDER BY r.minute, r.outcome) FROM r), '[]') AS rows`,
       own === null ? [request.minutes] : [request.minutes, own],
     );
-    const { rows: clock } = await this.database.query<{ now: string }>(
-      `SELECT ${iso('now()')} AS now`,
-    );
-    return { now: clock[0]!.now, rows };
+    return rows[0]!;
   }
 }

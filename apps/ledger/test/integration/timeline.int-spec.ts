@@ -1,6 +1,7 @@
 /**
  * The timeline index (migration 0003_workbench_timeline): every committed
- * entry gets its row in its own transaction, filters and cursors are answered by the index, a
+ * entry gets its row in its own transaction, counted in the per-minute rollups
+ * (0006_timeline_minutes) the rate reads, filters and cursors are answered by the index, a
  * confined scope sees only its own episode's fields, unrecorded calls are listed from the
  * journal, and the migration backfills a log written before it. Both run modes.
  */
@@ -104,6 +105,59 @@ describe.each(MODES)('timeline index over %s', (mode, setupMode) => {
     query: Partial<RequestOf<'ledger.timeline'>> = {},
     scope: ReadScope = READ_ALL,
   ) => client.request('ledger.timeline', { scope, limit: 100, ...query }, opts);
+  const episodeScope = (id: string): ReadScope => ({ kind: 'episode', episodeId: id });
+  const rate = (scope: ReadScope, minutes = 10) =>
+    client.request('ledger.timeline.rate', { scope, minutes }, opts);
+  /**
+   * The rate counted straight from the timeline's rows (the read before the rollups): the oracle
+   * the rollup-backed read must equal row for row.
+   */
+  const counted = async (scope: ReadScope, minutes = 10) => {
+    const own = scope.kind === 'episode' ? scope.episodeId : null;
+    const { rows } = await setup.database.query<{
+      minute: string;
+      outcome: string;
+      entries: string;
+    }>(
+      `SELECT to_char(date_trunc('minute', t.committed_at, 'UTC') AT TIME ZONE 'UTC',
+                      'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS minute,
+              CASE WHEN $2::text IS NULL OR t.episode_id = $2 OR t.surface = 'genesis'
+                   THEN t.outcome ELSE 'hidden' END AS outcome,
+              count(*) AS entries
+         FROM ledger.timeline t
+        WHERE t.committed_at >= date_trunc('minute', now(), 'UTC') - ($1::int - 1) * interval '1 minute'
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+      [minutes, own],
+    );
+    return rows.map((r) => ({ minute: r.minute, outcome: r.outcome, entries: Number(r.entries) }));
+  };
+  /** The rollups' rows against the timeline's own counts, as [minute, episode, outcome, entries]. */
+  const rollups = async () => {
+    const q = setup.database.query;
+    const minute = `to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')`;
+    const all = await q<{ row: string }>(
+      `SELECT ${minute} || ' * ' || outcome || ' ' || entries AS row
+         FROM ledger.timeline_minutes ORDER BY 1`,
+    );
+    const episodes = await q<{ row: string }>(
+      `SELECT ${minute} || ' ' || episode_id || ' ' || outcome || ' ' || entries AS row
+         FROM ledger.timeline_episode_minutes ORDER BY 1`,
+    );
+    const tminute = `to_char(date_trunc('minute', committed_at, 'UTC') AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')`;
+    const fromRows = await q<{ row: string }>(
+      `SELECT row FROM (
+         SELECT ${tminute} || ' * ' || outcome || ' ' || count(*) AS row
+           FROM ledger.timeline WHERE committed_at IS NOT NULL GROUP BY ${tminute}, outcome
+         UNION ALL
+         SELECT ${tminute} || ' ' || episode_id || ' ' || outcome || ' ' || count(*)
+           FROM ledger.timeline WHERE committed_at IS NOT NULL AND episode_id IS NOT NULL
+          GROUP BY ${tminute}, episode_id, outcome) r ORDER BY 1`,
+    );
+    return {
+      rollups: [...all.rows, ...episodes.rows].map((r) => r.row).sort(),
+      rows: fromRows.rows.map((r) => r.row).sort(),
+    };
+  };
 
   beforeAll(async () => {
     setup = await setupMode();
@@ -230,6 +284,29 @@ describe.each(MODES)('timeline index over %s', (mode, setupMode) => {
       failed: 1,
       hidden: 4,
     });
+    for (const scope of [READ_ALL, ...['ep-a', 'ep-b', 'ep-none'].map(episodeScope)])
+      expect((await rate(scope)).items).toEqual(await counted(scope));
+  });
+
+  it('keeps per-minute counts of every entry and of each episode, equal to the rows', async () => {
+    const { rollups: kept, rows } = await rollups();
+    expect(kept).toEqual(rows);
+    // 7 entries: the genesis and 6 commits, all in this run's minutes
+    const total = (list: string[]) =>
+      list.filter((r) => r.includes(' * ')).reduce((n, r) => n + Number(r.split(' ').pop()), 0);
+    expect(total(kept)).toBe(7);
+    // per episode and outcome, summed over the minutes the commits fell in
+    const byEpisode: Record<string, number> = {};
+    for (const r of kept.filter((k) => !k.includes(' * '))) {
+      const [, , episode, outcome, n] = r.split(' ');
+      byEpisode[`${episode} ${outcome}`] = (byEpisode[`${episode} ${outcome}`] ?? 0) + Number(n);
+    }
+    expect(byEpisode).toEqual({
+      'ep-a ok': 3,
+      'ep-a refused': 1,
+      'ep-b denied': 1,
+      'ep-b failed': 1,
+    });
   });
 
   it('lists claims that never committed as unrecorded', async () => {
@@ -288,11 +365,15 @@ describe.each(MODES)('timeline index over %s', (mode, setupMode) => {
     );
     await q('DROP TABLE ledger.timeline');
     await q('DROP INDEX ledger.commit_journal_unrecorded');
-    // Re-run the timeline migration's own statements over the existing log (later migrations
-    // stay applied): this is what the migration did to a log written before it.
-    const sql = readFileSync(join(LEDGER_MIGRATIONS_FOLDER, '0003_workbench_timeline.sql'), 'utf8');
-    for (const statement of sql.split('--> statement-breakpoint')) {
-      if (statement.trim() !== '') await q(statement);
+    await q('DROP TABLE ledger.timeline_minutes, ledger.timeline_episode_minutes');
+    await q('DROP FUNCTION ledger.timeline_count()');
+    // Re-run the timeline migration's and its rollups' own statements over the existing log
+    // (other migrations stay applied): this is what they did to a log written before them.
+    for (const file of ['0003_workbench_timeline.sql', '0006_timeline_minutes.sql']) {
+      const sql = readFileSync(join(LEDGER_MIGRATIONS_FOLDER, file), 'utf8');
+      for (const statement of sql.split('--> statement-breakpoint')) {
+        if (statement.trim() !== '') await q(statement);
+      }
     }
     const after = (await timeline()).items;
     expect(after.map(shape)).toEqual(before.map(shape));
@@ -307,6 +388,14 @@ describe.each(MODES)('timeline index over %s', (mode, setupMode) => {
       true,
     ]);
     for (const r of after.slice(0, 6)) expect(r.committedAt).toMatch(ISO_MS);
+    // the rollups backfilled from the rows: the genesis, now timeless, is in no minute
+    const { rollups: kept, rows } = await rollups();
+    expect(kept).toEqual(rows);
+    expect(
+      kept.filter((r) => r.includes(' * ')).reduce((n, r) => n + Number(r.split(' ').pop()), 0),
+    ).toBe(6);
+    for (const scope of [READ_ALL, episodeScope('ep-b')])
+      expect((await rate(scope)).items).toEqual(await counted(scope));
   });
 
   if (mode === 'PostgreSQL + NATS')
@@ -335,5 +424,12 @@ describe.each(MODES)('timeline index over %s', (mode, setupMode) => {
       expect(deep.items.length).toBe(100);
       expect(deep.items[0]!.entryIndex).toBe(top + DEEP);
       expect(deep.next).toBe(top + DEEP - 99);
+      // concurrent commits (grouped under one head lock) counted exactly, once each
+      const { rollups: kept, rows } = await rollups();
+      expect(kept).toEqual(rows);
+      const ez = (await rate(episodeScope('ep-z'), 60)).items;
+      expect(ez.filter((r) => r.outcome === 'ok').reduce((n, r) => n + r.entries, 0)).toBe(DEEP);
+      for (const scope of [READ_ALL, episodeScope('ep-z'), episodeScope('ep-a')])
+        expect((await rate(scope, 60)).items).toEqual(await counted(scope, 60));
     }, 120_000);
 });
