@@ -539,6 +539,20 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       ]);
       const episode = await page.goto(`${w.url}/workbench/episodes/wb`);
       expect(episode!.status()).toBe(404);
+      // the Overview: its own call and the genesis by outcome, every other entry hidden; no
+      // replica, no latency per phase (every episode's calls), said so in their place
+      await page.goto(`${w.url}/workbench/overview`);
+      const head = first + 7;
+      expect(await textOf(page, '#head-index')).toBe(`#${head}`);
+      const rate = await page.$$eval('#rate tbody tr', (trs) =>
+        trs.map((tr) => Array.from(tr.children).map((td: any) => (td.textContent ?? '').trim())),
+      );
+      const sum = (col: number) => rate.reduce((n, r) => n + Number(r[col]), 0);
+      expect([sum(1), sum(2), sum(3), sum(4), sum(5)]).toEqual([2, 0, 0, 0, head + 1 - 2]);
+      expect(await page.$$('#replicas, #latency, #survey-status, #survey-gaps')).toEqual([]);
+      expect(await textOf(page, '#operator-only')).toBe(
+        "Services, replicas and latency per phase are shown to the operator credential only: they describe every episode's calls, not this one's.",
+      );
       await context.close();
       const anonymous = await browser.newContext();
       const bare = await anonymous.newPage();

@@ -19,6 +19,7 @@ import {
 import { html, type Html } from './html.js';
 import { linksTable } from './why-page.js';
 import { diffLines } from './diff.js';
+import { PageReads } from './page-reads.js';
 import { checkProof, proofSection, type LogProofReads } from './proof-section.js';
 
 /** An object as the page shows it: pretty JSON (or the byte count when it is not JSON). */
@@ -63,8 +64,10 @@ async function effectSection(reads: Provenance, ref: string, i: number): Promise
   const parsed = object === null ? undefined : EffectRecordSchema.safeParse(jsonOf(object.payload));
   if (!parsed?.success) return objectSection(`effect record ${i + 1}`, ref, object);
   const r: EffectRecord = parsed.data;
-  const request = r.requestRef.startsWith('sha256:') ? await reads.object(r.requestRef) : null;
-  const result = r.resultRef.startsWith('sha256:') ? await reads.object(r.resultRef) : null;
+  const [request, result] = await Promise.all([
+    r.requestRef.startsWith('sha256:') ? reads.object(r.requestRef) : null,
+    r.resultRef.startsWith('sha256:') ? reads.object(r.resultRef) : null,
+  ]);
   const decision = r.allowed ? (r.failed ? 'failed' : 'allowed') : `denied: ${r.denial}`;
   return html`<section class="object effect">
     <h2>effect record ${i + 1}</h2>
@@ -85,8 +88,30 @@ async function effectSection(reads: Provenance, ref: string, i: number): Promise
   </section>`;
 }
 
+/** The record's section, then its input, plan, output and effect records', read concurrently. */
+async function objectSections(reads: Provenance, entry: LogEntry): Promise<Html[]> {
+  const record = await reads.object(entry.transitionRef);
+  const body =
+    record !== null && INVOCATION_RECORD_IDS.includes(record.semanticId)
+      ? (jsonOf(record.payload) as
+          { input?: string; plan?: string; output?: string; effects?: string[] } | undefined)
+      : undefined;
+  const named = (['input', 'plan', 'output'] as const).flatMap((name) => {
+    const ref = body?.[name];
+    return typeof ref === 'string'
+      ? [reads.object(ref).then((object) => objectSection(name, ref, object))]
+      : [];
+  });
+  const effects = (body?.effects ?? []).map((ref, i) => effectSection(reads, ref, i));
+  return [
+    objectSection('record', entry.transitionRef, record),
+    ...(await Promise.all([...named, ...effects])),
+  ];
+}
+
 /**
- * The page's body, or null when there is no such entry.
+ * The page's body, or null when there is no such entry. The walk, the objects' sections and the
+ * proof are read concurrently over one PageReads, so each object is read once for the page.
  * @param reads the viewer's scoped reads (payloads filtered by its visibility)
  * @param log the transparency-log reads (skeleton: the same for every viewer)
  */
@@ -95,23 +120,15 @@ export async function entryBody(
   log: LogProofReads,
   index: number,
 ): Promise<Html | null> {
-  const entry: LogEntry | null = await reads.entry(index);
+  const page = new PageReads(reads);
+  const entry: LogEntry | null = await page.entry(index);
   if (entry === null) return null;
-  const links = (await walk(reads, { index })) ?? [];
+  const [links, sections, proof] = await Promise.all([
+    walk(page, { index }),
+    objectSections(page, entry),
+    checkProof(log, entry),
+  ]);
   const h = entry.header;
-  const record = await reads.object(entry.transitionRef);
-  const sections: Html[] = [objectSection('record', entry.transitionRef, record)];
-  const body =
-    record !== null && INVOCATION_RECORD_IDS.includes(record.semanticId)
-      ? (jsonOf(record.payload) as
-          { input?: string; plan?: string; output?: string; effects?: string[] } | undefined)
-      : undefined;
-  for (const name of ['input', 'plan', 'output'] as const) {
-    const ref = body?.[name];
-    if (typeof ref === 'string') sections.push(objectSection(name, ref, await reads.object(ref)));
-  }
-  for (const [i, ref] of (body?.effects ?? []).entries())
-    sections.push(await effectSection(reads, ref, i));
   return html`<dl class="header">
       <dt>entryIndex</dt>
       <dd>${h.entryIndex}</dd>
@@ -139,13 +156,13 @@ export async function entryBody(
       </dd>
     </dl>
     <h2>links</h2>
-    ${linksTable(links)}
+    ${linksTable(links ?? [])}
     <p><a href="/workbench/why?target=${index}">walk in Why</a></p>
     <details>
       <summary>raw entry JSON</summary>
       <pre>${JSON.stringify(entry, null, 2)}</pre>
     </details>
-    ${sections} ${proofSection(await checkProof(log, entry), index)}`;
+    ${sections} ${proofSection(proof, index)}`;
 }
 
 /** The Object page: one object's envelope and raw JSON. */

@@ -4,6 +4,9 @@
  * tool calls claimed and never committed (unrecorded: indeterminate until recovered), latency
  * percentiles per phase and every replica of every service with its readiness — the last two from
  * the gateway's background replica survey (replica-survey.ts), so the page never waits for one.
+ * The last two are the operator's only: they are neither a session's own episode nor the log's
+ * public skeleton (DESIGN.md §3 "who may read and write what"), but every service's replicas and
+ * the phase counts of every episode's calls; a session's page says so in their place.
  */
 import {
   ENTRY_OUTCOMES,
@@ -36,18 +39,22 @@ export interface Overview {
   rate: TimelineRateRow[];
   unrecorded: number;
   unrecordedMore: boolean;
-  /** the last replica survey, null before the first one finished */
-  survey: SurveySnapshot | null;
+  /**
+   * the last replica survey (null before the first one finished), or `hidden` for a viewer other
+   * than the operator
+   */
+  survey: SurveySnapshot | null | 'hidden';
 }
 
 /**
  * Reads the overview: the ledger's head, rate and unrecorded reads, and the survey as last kept.
+ * @param survey the survey to show: `hidden` unless the viewer is the operator
  * @throws the ledger's errors for the head, the rate and the unrecorded reads
  */
 export async function readOverview(
   rpc: RpcClient,
   scope: ReadScope,
-  survey: SurveySnapshot | null,
+  survey: Overview['survey'],
 ): Promise<Overview> {
   const opts = { timeoutMs: READ_DEADLINE_MS };
   const [head, rate, unrecorded] = await Promise.all([
@@ -139,7 +146,14 @@ export function overviewBody(o: Overview): Html {
     </dl>
     <h2>entries per minute by outcome</h2>
     ${chart(o)}
-    <div class="pair">${replicasSection(o.survey)} ${latencySection(o.survey)}</div>
+    ${
+      o.survey === 'hidden'
+        ? html`<p id="operator-only" class="muted">
+            Services, replicas and latency per phase are shown to the operator credential only: they
+            describe every episode's calls, not this one's.
+          </p>`
+        : html`<div class="pair">${replicasSection(o.survey)} ${latencySection(o.survey)}</div>`
+    }
     <h2>the chart's numbers</h2>
     <table id="rate">
       <thead>

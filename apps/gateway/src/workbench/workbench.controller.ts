@@ -34,6 +34,8 @@ import { runWhy, whyBody } from './why-page.js';
 /** The caller of a page: its read scope and how the header names it. */
 export interface Viewer {
   scope: ReadScope;
+  /** true for the operator credential: what no session may see is shown only then */
+  operator: boolean;
   /** the Authorization header the workbench resolved (from the login cookie or the request) */
   authorization: string | undefined;
   label: string;
@@ -75,7 +77,7 @@ export class WorkbenchController {
     const token = this.logins.token(loginOf(req.headers.cookie));
     const authorization = token === null ? req.headers.authorization : `Bearer ${token}`;
     if (this.settings.publicReads && authorization === undefined)
-      return { scope: READ_ALL, authorization, label: 'public reads' };
+      return { scope: READ_ALL, operator: false, authorization, label: 'public reads' };
     if (authorization === undefined) return null;
     try {
       const principal = await this.auth.reader(authorization);
@@ -84,7 +86,7 @@ export class WorkbenchController {
         principal.kind === 'operator'
           ? 'operator'
           : `session of episode ${principal.session.episodeId}`;
-      return { scope, authorization, label };
+      return { scope, operator: principal.kind === 'operator', authorization, label };
     } catch {
       return null;
     }
@@ -236,7 +238,9 @@ export class WorkbenchController {
   @Get('workbench/overview')
   overview(@Req() req: Request, @Res() res: Response) {
     return this.page(req, res, 'Overview', async (v) =>
-      overviewBody(await readOverview(this.rpc, v.scope, this.survey.snapshot())),
+      overviewBody(
+        await readOverview(this.rpc, v.scope, v.operator ? this.survey.snapshot() : 'hidden'),
+      ),
     );
   }
 
