@@ -14,6 +14,7 @@ import { EpisodesRepository } from './episodes/episodes.repository.js';
 import { EpisodeLease } from './episodes/lease.js';
 import { EpisodeSpend } from './episodes/episode-spend.js';
 import { LeaseSignals } from './episodes/lease-signals.js';
+import { RecentReleases } from './episodes/recent-releases.js';
 import { HealthController } from './health/health.controller.js';
 import { GetObject, ObjectsController } from './objects/objects.controller.js';
 import { ObjectsRepository } from './objects/objects.repository.js';
@@ -71,6 +72,7 @@ export class BrokerModule {
         GetEpisode,
         LeaseSignals,
         CallerLiveness,
+        RecentReleases,
         EpisodeLease,
         EpisodeSpend,
         PolicyFiles,

@@ -44,8 +44,15 @@ export interface DatabaseHandle {
   migrate(options: MigrationOptions): Promise<void>;
   /** Readiness: one round trip to the database. */
   ping(): Promise<void>;
-  /** A listener for Postgres NOTIFY on a channel. */
-  listen(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * A listener for Postgres NOTIFY on a channel, on a connection of its own that listens again
+   * after it failed (pg-listen.ts); `onRestored` is called each time it listens again.
+   */
+  listen(
+    channel: string,
+    listener: (payload: string) => void,
+    onRestored?: () => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -114,8 +121,8 @@ export async function openPostgres(
     async ping() {
       await pool.query('SELECT 1');
     },
-    async listen(channel, listener) {
-      const stop = await listenResilient(pool, channel, listener);
+    async listen(channel, listener, onRestored) {
+      const stop = await listenResilient(pool, channel, listener, onRestored);
       listeners.add(stop);
       return async () => {
         listeners.delete(stop);

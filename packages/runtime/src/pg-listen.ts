@@ -1,8 +1,11 @@
 import type pg from 'pg';
 import { logger } from './logger.js';
 
-/** How long (ms) a LISTEN connection that failed waits before it listens again. */
-const LISTEN_RETRY_MS = 500;
+/**
+ * How long (ms) a LISTEN connection that failed waits before it listens again: short, because
+ * listening again is also how a listener learns that the server answers again (`onRestored`).
+ */
+const LISTEN_RETRY_MS = 100;
 
 /**
  * LISTEN on a connection of its own that outlives a server restart: when the connection fails
@@ -10,6 +13,9 @@ const LISTEN_RETRY_MS = 500;
  * listens after LISTEN_RETRY_MS, again until one succeeds. Notifications sent while no connection
  * listens are lost; World's listeners also poll (a lost one only delays a waiter). Without this
  * the failed connection's 'error' event had no handler and ended the process.
+ * @param onRestored called each time listening resumed after a failed connection (not after
+ *   the first LISTEN): the server answers again, possibly a new one after a crash, whose
+ *   recovery dropped the transactions committed asynchronously just before it
  * @returns stops listening (UNLISTEN, releases the connection)
  * @throws the first connection's error (the database does not answer at start)
  */
@@ -17,6 +23,7 @@ export async function listenResilient(
   pool: pg.Pool,
   channel: string,
   listener: (payload: string) => void,
+  onRestored?: () => void,
 ): Promise<() => Promise<void>> {
   const quoted = `"${channel.replace(/"/g, '')}"`;
   let current: { client: pg.PoolClient; drop: (err?: Error) => void } | undefined;
@@ -26,7 +33,14 @@ export async function listenResilient(
     if (stopped || retry !== undefined) return;
     retry = setTimeout(() => {
       retry = undefined;
-      connect().catch(again);
+      connect().then(() => {
+        if (stopped) return;
+        try {
+          onRestored?.();
+        } catch (err) {
+          logger.warn({ err, channel }, 'LISTEN restored: its callback failed');
+        }
+      }, again);
     }, LISTEN_RETRY_MS);
     retry.unref();
   };

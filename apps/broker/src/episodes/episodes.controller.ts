@@ -46,15 +46,16 @@ export class EpisodesController {
   /**
    * The planner's one-way release of a call's lease (`broker.episode.releaseAsync`): the same
    * release by holder+fence as `broker.episode.release`, with no reply. Nothing is thrown back
-   * (there is no caller to answer): a malformed event or a failed release is logged, and the
-   * lease then lapses at its expiry.
+   * (there is no caller to answer): a malformed event or a failed release is logged; a failed
+   * release runs again once the database connection is back (RecentReleases), else the lease
+   * lapses at its expiry.
    */
   @EventPattern('broker.episode.releaseAsync')
   async releaseAsync(@Payload() data: unknown): Promise<void> {
     try {
       await this.lease.release(parseRequest('broker.episode.releaseAsync', data));
     } catch (err) {
-      log.warn({ err }, 'lease release event failed; the lease will expire');
+      log.warn({ err }, 'lease release event failed; it runs again once the database connection is back');
     }
   }
 

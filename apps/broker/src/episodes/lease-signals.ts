@@ -21,17 +21,36 @@ interface Waiter {
  * releases on other replicas arrive through Postgres LISTEN/NOTIFY; callers also poll slowly
  * as a fallback (a lost notification only delays a waiter). Each release signal wakes one
  * waiter, the longest waiting (FIFO), instead of the whole queue; a waiter that leaves with an
- * unconsumed signal passes it on.
+ * unconsumed signal passes it on. When the LISTEN connection listens again after it failed (the
+ * server restarted), the hooks given to `whenRestored` run, then each episode's longest waiter
+ * is woken: the notifications sent meanwhile were lost.
  */
 @Injectable()
 export class LeaseSignals implements OnModuleInit, OnModuleDestroy {
   private readonly queues = new Map<string, Waiter[]>();
+  private readonly restoredHooks: (() => Promise<void>)[] = [];
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
   async onModuleInit(): Promise<void> {
-    this.unlisten = await this.database.listen(LEASE_CHANNEL, (episodeId) => this.wake(episodeId));
+    this.unlisten = await this.database.listen(
+      LEASE_CHANNEL,
+      (episodeId) => this.wake(episodeId),
+      () => void this.restored(),
+    );
+  }
+
+  /** Runs `hook` each time the LISTEN connection listens again after it failed. */
+  whenRestored(hook: () => Promise<void>): void {
+    this.restoredHooks.push(hook);
+  }
+
+  private async restored(): Promise<void> {
+    for (const hook of this.restoredHooks) {
+      await hook().catch((err: unknown) => log.warn({ err }, 'lease restore hook failed'));
+    }
+    for (const episodeId of [...this.queues.keys()]) this.wake(episodeId);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -18,6 +18,7 @@ import {
 import { CallerLiveness } from './caller-liveness.js';
 import { EpisodesRepository, type LeaseGrant } from './episodes.repository.js';
 import { LeaseSignals } from './lease-signals.js';
+import { RecentReleases } from './recent-releases.js';
 
 const log = serviceLogger('broker');
 
@@ -43,6 +44,7 @@ export class EpisodeLease {
     private readonly episodes: EpisodesRepository,
     private readonly signals: LeaseSignals,
     private readonly callers: CallerLiveness,
+    private readonly releases: RecentReleases,
     @Inject(REPLICA) private readonly replica: string,
   ) {}
 
@@ -166,10 +168,26 @@ export class EpisodeLease {
     );
   }
 
-  /** Frees the lease and wakes waiters. @returns released:false when holder+fence did not hold it */
+  /**
+   * Frees the lease and wakes waiters. A release that freed it, or that failed, is kept to be run
+   * again when the database connection comes back (RecentReleases: a server crash may have
+   * dropped it, or it never reached the server).
+   * @returns released:false when holder+fence did not hold it
+   * @throws the database's error
+   */
   async release(input: ParsedRequestOf<'broker.episode.release'>): Promise<{ released: boolean }> {
-    const released = await this.episodes.release(input.episodeId, input.holder, input.fence);
-    if (released) this.signals.wake(input.episodeId);
+    const { episodeId, holder, fence } = input;
+    let released: boolean;
+    try {
+      released = await this.episodes.release(episodeId, holder, fence);
+    } catch (err) {
+      this.releases.track({ episodeId, holder, fence }, Date.now());
+      throw err;
+    }
+    if (released) {
+      this.releases.track({ episodeId, holder, fence }, Date.now());
+      this.signals.wake(episodeId);
+    }
     return { released };
   }
 }
