@@ -55,7 +55,10 @@ export class EpisodesController {
     try {
       await this.lease.release(parseRequest('broker.episode.releaseAsync', data));
     } catch (err) {
-      log.warn({ err }, 'lease release event failed; it runs again once the database connection is back');
+      log.warn(
+        { err },
+        'lease release event failed; it runs again once the database connection is back',
+      );
     }
   }
 

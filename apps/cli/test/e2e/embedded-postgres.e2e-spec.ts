@@ -448,4 +448,67 @@ describe('world start on its own PostgreSQL server', () => {
     },
     E2E_TIMEOUT_MS,
   );
+  it(
+    'SIGKILL of the PostgreSQL server right after a call answered: its lease release, lost with the server, runs again once it is back, so a write, a read and the log all answer at once after the restart',
+    async () => {
+      const home = join(root, 'release-kill');
+      const w = track(await start(home));
+      expect(
+        (await call(w, 'ailang-write', { path: 'a.txt', content: 'a' }, 'a')).result,
+      ).toBeDefined();
+      const server = postmasterPid(home);
+      // The kill follows the answer within a WAL writer round: the call's lease release
+      // (committed asynchronously) is lost with the server, or never reached it.
+      const b = await call(w, 'ailang-write', { path: 'b.txt', content: 'b' }, 'b');
+      safeKill(server, 'SIGKILL');
+      expect(b.result).toBeDefined();
+      await w.proc.waitForLine(
+        /"msg":"the PostgreSQL server is serving again \(pid \d+\)"/,
+        60_000,
+      );
+      await eventually(
+        async () => ((await fetch(`${w.url}/readyz`)).status === 200 ? true : undefined),
+        30_000,
+        '/readyz 200',
+      );
+      // Every service's database path at once: the broker and the ledger (a write, a read), the
+      // gateway's log read and its readiness check.
+      const [write, read, log, ready] = await Promise.all([
+        call(w, 'ailang-write', { path: 'c.txt', content: 'c' }, 'c'),
+        call(w, 'ailang-read', { path: 'a.txt' }, 'r'),
+        getJson(w, '/v1/log?from=0&limit=500'),
+        fetch(`${w.url}/readyz`).then(async (r) => [r.status, await r.json()]),
+      ]);
+      const hash = expect.stringMatching(/^sha256:[0-9a-f]{64}$/);
+      const answer = (extra: Record<string, unknown>) => ({
+        ...extra,
+        ok: true,
+        policy_digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        tool: hash,
+        world: { effects: [{ id: 'e1', status: 'ok', record: hash }], plan: hash },
+      });
+      expect([
+        write.result?.structuredContent ?? write.error,
+        read.result?.structuredContent ?? read.error,
+      ]).toEqual([answer({}), answer({ content: 'a' })]);
+      expect(readFileSync(join(home, 'worktrees', 'demo', 'c.txt'), 'utf8')).toBe('c');
+      const indexes = (log as { items: Entry[] }).items.map((e) => e.header.entryIndex);
+      expect(indexes).toEqual([...Array(indexes.length).keys()]);
+      expect(indexes.length).toBeGreaterThanOrEqual(3);
+      expect([ready[0], ready[1].status, ready[1].checks]).toEqual([
+        200,
+        'ready',
+        { database: 'ok' },
+      ]);
+      // Both committed once, one after the other (each took the lease in turn).
+      const at = (r: typeof write) => r.result?._meta as Record<string, unknown>;
+      const byIndex = { [at(write)['world/entryIndex'] as number]: 'mcp:demo:c' };
+      byIndex[at(read)['world/entryIndex'] as number] = 'mcp:demo:r';
+      expect(Object.keys(byIndex).sort()).toEqual(['3', '4']);
+      expect(await checkedLog(w)).toEqual(['mcp:demo:a', 'mcp:demo:b', byIndex[3], byIndex[4]]);
+      w.proc.kill('SIGTERM');
+      expect(await w.proc.exited).toEqual({ code: 0, signal: null });
+    },
+    E2E_TIMEOUT_MS,
+  );
 });
