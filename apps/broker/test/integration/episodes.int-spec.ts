@@ -13,12 +13,19 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BadRequestError, DeadlineExceededError, NotFoundError, READ_ALL } from '@world/contracts';
+import {
+  BadRequestError,
+  DeadlineExceededError,
+  EPISODE_LEASE_TTL_MS,
+  NotFoundError,
+  READ_ALL,
+} from '@world/contracts';
 import { ConfigError, InProcessBus, openPostgres } from '@world/runtime';
 import { createTestDatabase, eventually } from '@world/testing';
 import { startBroker } from '../../src/index.js';
 import { EpisodesRepository } from '../../src/episodes/episodes.repository.js';
 import { LeaseSignals } from '../../src/episodes/lease-signals.js';
+import { RecentReleases } from '../../src/episodes/recent-releases.js';
 import { MODES, RPC_TIMEOUT_MS, startHarness, type Harness } from '../support/harness.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };
@@ -274,6 +281,91 @@ describe.each(MODES)('episodes and their lease over %s', (_name, mode) => {
       subscription.close();
       await signals.onModuleDestroy();
     }
+  });
+
+  /** The lease columns of an episode row, as text. */
+  const leaseOf = async (id: string) =>
+    (
+      await h.rows(
+        `SELECT lease_holder AS holder, lease_fence::text AS fence
+           FROM broker.episodes WHERE id = '${id}'`,
+      )
+    )[0];
+  /** What a server crash does to a release committed asynchronously: the lease is held again. */
+  const loseRelease = (id: string, holder: string) =>
+    h.rows(
+      `UPDATE broker.episodes SET lease_holder = '${holder}', lease_expires_at = ${Date.now() + 60_000}
+         WHERE id = '${id}'`,
+    );
+  /** Ends the broker's LISTEN connection on the server's side, as a server restart does. */
+  const dropListenConnection = async () => {
+    const ended = await h.rows<{ ended: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+         WHERE datname = current_database() AND query LIKE 'LISTEN %world_broker_lease%'`,
+    );
+    expect(ended).toEqual([{ ended: true }]);
+  };
+  /** Resolves once the broker listens on a new connection (its restore hooks run right after). */
+  const listeningAgain = () =>
+    eventually(
+      async () => {
+        const listening = await h.rows(
+          `SELECT 1 FROM pg_stat_activity
+             WHERE datname = current_database() AND query LIKE 'LISTEN %world_broker_lease%'`,
+        );
+        return listening.length === 1 ? true : undefined;
+      },
+      10_000,
+      'the LISTEN connection back',
+    );
+
+  it('runs a release again when its LISTEN connection comes back: a lost release frees the lease and wakes the waiter; one the next holder built on changes nothing', async () => {
+    const held = await h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId: 'lease-lost', holder: 'a', ttlMs: 60_000, waitMs: 0 },
+      opts,
+    );
+    expect(held).toMatchObject({ fence: 1, tookOver: false });
+    await expect(
+      h.rpc.request(
+        'broker.episode.release',
+        { episodeId: 'lease-lost', holder: 'a', fence: 1 },
+        opts,
+      ),
+    ).resolves.toEqual({ released: true });
+    await loseRelease('lease-lost', 'a');
+    const waiting = h.rpc.request(
+      'broker.episode.acquire',
+      { episodeId: 'lease-lost', holder: 'b', ttlMs: 60_000, waitMs: 30_000 },
+      opts,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await leaseOf('lease-lost')).toEqual({ holder: 'a', fence: '1' });
+    await dropListenConnection();
+    await expect(waiting).resolves.toMatchObject({ fence: 2, tookOver: false });
+    expect(await leaseOf('lease-lost')).toEqual({ holder: 'b', fence: '2' });
+    // Running a/1 again once more leaves b's lease alone: the fence moved on.
+    await listeningAgain();
+    await dropListenConnection();
+    await listeningAgain();
+    await new Promise((r) => setTimeout(r, 200)); // the restore hook's statement, sent by now
+    expect(await leaseOf('lease-lost')).toEqual({ holder: 'b', fence: '2' });
+  });
+
+  it('keeps a release to run again for EPISODE_LEASE_TTL_MS, after which its lease has expired anyway', async () => {
+    const repo = new EpisodesRepository(h.database);
+    const releases = new RecentReleases(repo, new LeaseSignals(h.database));
+    const t0 = Date.now();
+    expect(await repo.tryAcquire('lease-aged', 'x', 60_000, t0)).toMatchObject({ fence: 1 });
+    expect(await repo.release('lease-aged', 'x', 1)).toBe(true);
+    releases.track({ episodeId: 'lease-aged', holder: 'x', fence: 1 }, t0);
+    await loseRelease('lease-aged', 'x');
+    expect(await releases.redo(t0 + EPISODE_LEASE_TTL_MS - 1)).toBe(1);
+    expect(await leaseOf('lease-aged')).toEqual({ holder: null, fence: '1' });
+    expect(await releases.redo(t0 + EPISODE_LEASE_TTL_MS - 1)).toBe(0);
+    await loseRelease('lease-aged', 'x');
+    expect(await releases.redo(t0 + EPISODE_LEASE_TTL_MS)).toBe(0);
+    expect(await leaseOf('lease-aged')).toEqual({ holder: 'x', fence: '1' });
   });
 
   it('answers broker.health and refuses an unknown object', async () => {
