@@ -89,12 +89,14 @@ export class EpisodesRepository {
    * (its own transaction: the update and the NOTIFY commit together). It commits asynchronously
    * (`synchronous_commit` off for this transaction only, set inside the statement): visible at
    * once, durable with the next WAL flush (≤ 3 × wal_writer_delay), without waiting for one of
-   * its own. Why that is safe: a release lost in an OS crash leaves the lease held until its
-   * expiry (≤ EPISODE_LEASE_TTL_MS after the last renewal), the state a holder that died before
-   * releasing leaves, which expiry already resolves; and nothing durable can build on a lost
-   * release, since any later write that takes the lease (tx1) commits synchronously and so
-   * flushes the WAL up to and past the release. The fence is not touched (taking the lease bumps
-   * it), so fencing is unchanged (DESIGN.md §2; PostgreSQL "Asynchronous Commit").
+   * its own. Why that is safe: a release lost in an OS or server crash leaves the lease held
+   * until its expiry (≤ EPISODE_LEASE_TTL_MS after the last renewal), the state a holder that died
+   * before releasing leaves, which expiry already resolves (and which the broker shortens by
+   * running its recent releases again once the server is back: RecentReleases); and nothing
+   * durable can build on a lost release, since any later write that takes the lease (tx1)
+   * commits synchronously and so flushes the WAL up to and past the release. The fence is not
+   * touched (taking the lease bumps it), so fencing is unchanged (DESIGN.md §2; PostgreSQL
+   * "Asynchronous Commit").
    * @returns whether it was held so
    */
   async release(id: string, holder: string, fence: number): Promise<boolean> {

@@ -28,7 +28,7 @@ interface Waiter {
 @Injectable()
 export class LeaseSignals implements OnModuleInit, OnModuleDestroy {
   private readonly queues = new Map<string, Waiter[]>();
-  private readonly restoredHooks: (() => Promise<void>)[] = [];
+  private readonly restoredHooks: (() => Promise<unknown>)[] = [];
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
@@ -42,7 +42,7 @@ export class LeaseSignals implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Runs `hook` each time the LISTEN connection listens again after it failed. */
-  whenRestored(hook: () => Promise<void>): void {
+  whenRestored(hook: () => Promise<unknown>): void {
     this.restoredHooks.push(hook);
   }
 
