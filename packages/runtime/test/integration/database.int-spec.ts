@@ -82,3 +82,45 @@ describe('PostgreSQL session settings', () => {
     }
   });
 });
+
+describe('LISTEN across a lost connection', () => {
+  it('listens again after its connection was ended, calls onRestored once per return (not at the first LISTEN), and delivers later notifications', async () => {
+    const db = await createTestDatabase('listen');
+    const handle = await openPostgres(db.url, { max: 3 });
+    const payloads: string[] = [];
+    let restored = 0;
+    const stop = await handle.listen(
+      'world_test_channel',
+      (p) => payloads.push(p),
+      () => restored++,
+    );
+    const terminate = async () => {
+      const { rows } = await handle.query<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+           WHERE datname = current_database() AND query LIKE 'LISTEN %world_test_channel%'`,
+      );
+      expect(rows).toEqual([{ ended: true }]);
+    };
+    const until = async (count: number) => {
+      for (let i = 0; i < 200 && restored < count; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    try {
+      expect(restored).toBe(0);
+      await terminate();
+      await until(1);
+      await terminate();
+      await until(2);
+      await handle.query("SELECT pg_notify('world_test_channel', 'after')");
+      for (let i = 0; i < 200 && payloads.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect([restored, payloads]).toEqual([2, ['after']]);
+    } finally {
+      await stop();
+      await handle.close();
+      await db.drop();
+    }
+  });
+});
