@@ -58,6 +58,14 @@ export const InvokeReply = z.object({
   replayed: z.boolean(),
 });
 
+/**
+ * The receipt of a `planner.invoke` (SubjectContract.receipt): the planner instance that took
+ * the request names itself before it claims or runs anything, so the waiting gateway watches
+ * that instance's liveness subject (callerSubject) for this request, and no other (DESIGN.md §2;
+ * world-internals §5.5).
+ */
+export const InvokeReceipt = z.object({ caller: CallerIdSchema });
+
 /** The planner's runtime identity, served by GET /v1/health (world-spec §5.2). */
 export const PlannerInfoReply = z.object({
   /** ref of the planner's runtime identity: every coordinator entry's header.interpreter */

@@ -191,6 +191,7 @@ import {
   ToolsListReply,
   InvokeRequest,
   InvokeReply,
+  InvokeReceipt,
   PlannerInfoReply,
   PlannerAliveRequest,
   PlannerAliveReply,
@@ -212,12 +213,23 @@ export interface SubjectContract<
    * replies for a window (RpcClient.survey / RpcClient.answer), never RpcClient.request
    */
   survey?: boolean;
+  /**
+   * requests only: the replica that takes the request can acknowledge it with this receipt
+   * before it acts on it, and acts only if its caller still waits for the answer
+   * (RequestOptions.onReceipt on the caller's side, confirmReceipt on the replica's)
+   */
+  receipt?: z.ZodType;
   request: Req;
   reply: Rep;
 }
 
 const rq = <Req extends z.ZodType, Rep extends z.ZodType>(request: Req, reply: Rep) =>
   ({ kind: 'request', request, reply }) as const;
+const rr = <Req extends z.ZodType, Rep extends z.ZodType, Rct extends z.ZodType>(
+  request: Req,
+  reply: Rep,
+  receipt: Rct,
+) => ({ kind: 'request', request, reply, receipt }) as const;
 const sv = <Req extends z.ZodType, Rep extends z.ZodType>(request: Req, reply: Rep) =>
   ({ kind: 'request', survey: true, request, reply }) as const;
 const ev = <Req extends z.ZodType>(request: Req, broadcast: boolean) =>
@@ -297,7 +309,8 @@ export const CONTRACTS = {
   'broker.health': rq(Empty, Health),
 
   'planner.tools.list': rq(ToolsListRequest, ToolsListReply),
-  'planner.invoke': rq(InvokeRequest, InvokeReply),
+  /** acknowledged with its receipt when the caller asks for one (keyed calls: invoke-planner.ts) */
+  'planner.invoke': rr(InvokeRequest, InvokeReply, InvokeReceipt),
   'planner.health': rq(Empty, Health),
   'planner.info': rq(Empty, PlannerInfoReply),
   /** addressed to one planner instance: sent on callerSubject(caller), never on this name */
@@ -329,6 +342,16 @@ export type RequestOf<S extends SubjectName> = z.input<(typeof CONTRACTS)[S]['re
 /** What a handler receives after parsing. */
 export type ParsedRequestOf<S extends SubjectName> = z.output<(typeof CONTRACTS)[S]['request']>;
 export type ReplyOf<S extends SubjectName> = z.output<(typeof CONTRACTS)[S]['reply']>;
+/** The request subjects whose taker can acknowledge them with a receipt (`receipt` in CONTRACTS). */
+export type ReceiptSubject = {
+  [K in SubjectName]: (typeof CONTRACTS)[K] extends { receipt: z.ZodType } ? K : never;
+}[SubjectName];
+/** The receipt a subject's taker sends (never for a subject without one). */
+export type ReceiptOf<S extends SubjectName> = (typeof CONTRACTS)[S] extends {
+  receipt: infer R extends z.ZodType;
+}
+  ? z.output<R>
+  : never;
 
 /** The service that owns (answers) a subject: its first segment. */
 export function ownerOf(subject: SubjectName): 'ledger' | 'broker' | 'planner' | 'gateway' {

@@ -22,3 +22,4 @@ export * from './integrity.js';
 export * from './telemetry.js';
 export * from './replica-report.js';
 export * from './caller-liveness.js';
+export * from './receipt.js';

@@ -10,6 +10,7 @@ import {
   ServiceUnavailableError,
   type EventSubject,
   type ParsedRequestOf,
+  type ReceiptOf,
   type ReplyOf,
   type RequestOf,
   type RequestSubject,
@@ -23,6 +24,7 @@ import {
   type SurveyOptions,
 } from './rpc.js';
 import { InFlight } from './inflight.js';
+import { acceptReceipt, onceReceiptChannel } from './receipt.js';
 import { logger } from './logger.js';
 import {
   REPLICA_ATTRIBUTE,
@@ -30,9 +32,10 @@ import {
   currentCallMeta,
   serveMessage,
   type CallMeta,
+  type ReceiptChannel,
 } from './trace.js';
 
-type Handler = (data: unknown, meta?: CallMeta) => Promise<unknown>;
+type Handler = (data: unknown, meta?: CallMeta, receipt?: ReceiptChannel) => Promise<unknown>;
 type Listener = (data: unknown, meta?: CallMeta) => void;
 
 /**
@@ -69,14 +72,20 @@ export class InProcessBus {
 
   /**
    * Delivers a request to one handler, with the caller's call meta (trace parent, invocation id)
-   * as NATS packets carry it. @throws ServiceUnavailableError when none is registered
+   * as NATS packets carry it, and the caller's receipt channel when it asked for a receipt.
+   * @throws ServiceUnavailableError when none is registered
    */
-  async request(subject: string, data: unknown, meta?: CallMeta): Promise<unknown> {
+  async request(
+    subject: string,
+    data: unknown,
+    meta?: CallMeta,
+    receipt?: ReceiptChannel,
+  ): Promise<unknown> {
     const list = this.handlers.get(subject) ?? [];
     if (list.length === 0) throw new ServiceUnavailableError(`no service answers ${subject}`);
     const i = (this.cursor.get(subject) ?? 0) % list.length;
     this.cursor.set(subject, i + 1);
-    return list[i]!(copy(data), meta);
+    return list[i]!(copy(data), meta, receipt);
   }
 
   /** Registers a survey answerer: every answerer of a subject answers each survey. */
@@ -167,8 +176,8 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
         );
       } else {
         this.unregister.push(
-          this.bus.handle(pattern, async (data, meta) => {
-            const served = serveMessage(pattern, meta ?? {}, this.attributes);
+          this.bus.handle(pattern, async (data, meta, receipt) => {
+            const served = serveMessage(pattern, meta ?? {}, this.attributes, receipt);
             this.inflight.enter();
             try {
               return await served.run(async () => toPromise(this, await handler(data)));
@@ -224,9 +233,17 @@ export class InProcessRpcClient implements RpcClient {
   async request<S extends RequestSubject>(
     subject: S,
     data: RequestOf<S>,
-    options: RequestOptions,
+    options: RequestOptions<ReceiptOf<S>>,
   ): Promise<ReplyOf<S>> {
     let timer: NodeJS.Timeout | undefined;
+    // The receipt comes back through a call into this request while it waits (copied through
+    // JSON as a NATS receipt would be); once the request settled a receipt is refused.
+    let waiting = true;
+    const { onReceipt } = options;
+    const receipt =
+      onReceipt === undefined
+        ? undefined
+        : onceReceiptChannel(async (r) => waiting && acceptReceipt(subject, copy(r), onReceipt));
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
@@ -238,7 +255,7 @@ export class InProcessRpcClient implements RpcClient {
     });
     try {
       const reply = await Promise.race([
-        this.bus.request(subject, data, currentCallMeta()),
+        this.bus.request(subject, data, currentCallMeta(), receipt),
         timeout,
       ]);
       adoptReplyInvocationId(reply);
@@ -249,6 +266,7 @@ export class InProcessRpcClient implements RpcClient {
       logger.error({ subject, err }, 'in-process request failed with an untyped error');
       throw new InternalError();
     } finally {
+      waiting = false;
       clearTimeout(timer);
     }
   }

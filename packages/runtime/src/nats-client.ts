@@ -10,6 +10,7 @@ import {
   wireSubject,
   type EventSubject,
   type ParsedRequestOf,
+  type ReceiptOf,
   type ReplyOf,
   type RequestOf,
   type RequestSubject,
@@ -24,16 +25,24 @@ import {
 import type { ReplyPacket, RequestOptions, RpcClient, SurveyOptions } from './rpc.js';
 import { logger } from './logger.js';
 import { coalesceWrites } from './nats-write-coalescing.js';
+import { acceptReceipt } from './receipt.js';
 import { adoptReplyInvocationId } from './rpc.js';
 import { currentCallMeta } from './trace.js';
 
 /**
  * The bytes a request packet puts on the wire: Nest's `{pattern, data, id}` with World's call
- * meta (trace parent, invocation id), as JSON. NatsRpcClient sends exactly this; the commit size
- * bound (COMMIT_MESSAGE_MAX_BYTES) is measured with it.
+ * meta (trace parent, invocation id), as JSON, and `receipt: true` when the caller asks its taker
+ * for a receipt (receipt.ts). NatsRpcClient sends exactly this; the commit size bound
+ * (COMMIT_MESSAGE_MAX_BYTES) is measured with it.
  */
-export function requestPacket(subject: RequestSubject, data: unknown): string {
-  return JSON.stringify({ pattern: subject, data, id: randomUUID(), ...currentCallMeta() });
+export function requestPacket(subject: RequestSubject, data: unknown, receipt = false): string {
+  return JSON.stringify({
+    pattern: subject,
+    data,
+    id: randomUUID(),
+    ...currentCallMeta(),
+    ...(receipt && { receipt: true }),
+  });
 }
 
 /**
@@ -55,6 +64,8 @@ export async function prepareConnection(nc: NatsConnection, url: string): Promis
 /** A request sent through NatsRpcClient's inbox and not answered yet. */
 interface PendingReply {
   subject: string;
+  /** the caller's decision on its taker's receipt (RequestOptions.onReceipt) */
+  onReceipt?: (receipt: never) => boolean;
   resolve(msg: Msg): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
@@ -126,10 +137,10 @@ export class NatsRpcClient implements RpcClient {
   async request<S extends RequestSubject>(
     subject: S,
     data: RequestOf<S>,
-    options: RequestOptions,
+    options: RequestOptions<ReceiptOf<S>>,
   ): Promise<ReplyOf<S>> {
-    const packet = requestPacket(subject, data);
-    const msg = await this.send(subject, packet, options.timeoutMs);
+    const packet = requestPacket(subject, data, options.onReceipt !== undefined);
+    const msg = await this.send(subject, packet, options.timeoutMs, options.onReceipt);
     let reply: ReplyPacket;
     try {
       reply = msg.json<ReplyPacket>();
@@ -151,7 +162,12 @@ export class NatsRpcClient implements RpcClient {
    * @throws (rejects) ServiceUnavailableError when no service subscribes to the subject, the
    * publish fails or the connection closes first; TransportTimeoutError after timeoutMs
    */
-  private send(subject: RequestSubject, packet: string, timeoutMs: number): Promise<Msg> {
+  private send(
+    subject: RequestSubject,
+    packet: string,
+    timeoutMs: number,
+    onReceipt?: (receipt: never) => boolean,
+  ): Promise<Msg> {
     const wire = wireSubject(this.prefix, subject);
     if (!(timeoutMs >= 1) || this.nc.isClosed() || this.nc.isDraining()) {
       // Left to nats.js's request(), whose own checks answer these (a bad timeout, a closed or
@@ -166,7 +182,7 @@ export class NatsRpcClient implements RpcClient {
         if (this.pending.delete(token))
           reject(new TransportTimeoutError(`${subject} did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(token, { subject, resolve, reject, timer });
+      this.pending.set(token, { subject, onReceipt, resolve, reject, timer });
       try {
         this.nc.publish(wire, packet, { reply: this.inbox + token });
       } catch (err) {
@@ -186,6 +202,8 @@ export class NatsRpcClient implements RpcClient {
       return;
     }
     const token = msg.subject.substring(this.inbox.length);
+    // Replies carry no reply subject; a taker's receipt asks back whether to go on.
+    if (msg.reply !== undefined && msg.reply !== '') return this.answerReceipt(token, msg);
     const survey = this.surveys.get(token);
     if (survey !== undefined) return collectSurveyReply(survey, msg);
     const pending = this.pending.get(token);
@@ -196,6 +214,29 @@ export class NatsRpcClient implements RpcClient {
       pending.reject(new ServiceUnavailableError(`no service answers ${pending.subject}`));
     } else {
       pending.resolve(msg);
+    }
+  }
+
+  /**
+   * Answers a taker's receipt (`{id, receipt}` asking on the request's reply subject) with
+   * `{proceed}`: true only while the request still waits and its caller accepts the receipt
+   * (acceptReceipt); a receipt for a request that settled (answered, timed out) is refused.
+   */
+  private answerReceipt(token: string, msg: Msg): void {
+    const pending = this.pending.get(token);
+    let proceed = false;
+    if (pending !== undefined) {
+      try {
+        const { receipt } = msg.json<{ receipt?: unknown }>();
+        proceed = acceptReceipt(pending.subject, receipt, pending.onReceipt);
+      } catch (err) {
+        logger.warn({ subject: pending.subject, err }, 'refused a malformed receipt');
+      }
+    }
+    try {
+      msg.respond(JSON.stringify({ proceed }));
+    } catch (err) {
+      logger.warn({ err }, 'could not answer a receipt');
     }
   }
 

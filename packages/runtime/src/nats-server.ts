@@ -6,12 +6,25 @@ import {
 } from '@nestjs/microservices';
 import { isObservable } from 'rxjs';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { CONTRACTS, SHUTDOWN_DRAIN_MS, wireSubject, type SubjectName } from '@world/contracts';
+import {
+  CONTRACTS,
+  INVOKE_RECEIPT_MS,
+  SHUTDOWN_DRAIN_MS,
+  wireSubject,
+  type SubjectName,
+} from '@world/contracts';
 import { InFlight } from './inflight.js';
 import { logger } from './logger.js';
 import { prepareConnection } from './nats-client.js';
+import { onceReceiptChannel } from './receipt.js';
 import { errorClassOf } from './rpc.js';
-import { REPLICA_ATTRIBUTE, SERVICE_ATTRIBUTE, serveMessage, type CallMeta } from './trace.js';
+import {
+  REPLICA_ATTRIBUTE,
+  SERVICE_ATTRIBUTE,
+  serveMessage,
+  type CallMeta,
+  type ReceiptChannel,
+} from './trace.js';
 
 /** Where a service's NATS traffic goes: the server URL, the subject prefix, the queue group. */
 export interface NatsTransportOptions {
@@ -34,8 +47,25 @@ export interface NatsTransportOptions {
   connection?: NatsConnection;
 }
 
-/** A packet as the server reads it: Nest's fields plus World's call meta. */
-type IncomingPacket = CallMeta & { pattern: string; data: unknown; id?: string };
+/**
+ * A packet as the server reads it: Nest's fields plus World's call meta, and `receipt` when its
+ * caller asks for a receipt (receipt.ts).
+ */
+type IncomingPacket = CallMeta & { pattern: string; data: unknown; id?: string; receipt?: unknown };
+
+/**
+ * The receipt channel of a request taken from NATS: a request of its own to the caller's reply
+ * subject, `{id, receipt}`, answered `{proceed}` by the caller's client (NatsRpcClient). No
+ * answer within INVOKE_RECEIPT_MS, or no responders (the caller is gone), is no.
+ */
+function natsReceiptChannel(nc: NatsConnection, replyTo: string, id: string): ReceiptChannel {
+  return onceReceiptChannel(async (receipt) => {
+    const answer = await nc.request(replyTo, JSON.stringify({ id, receipt }), {
+      timeout: INVOKE_RECEIPT_MS,
+    });
+    return answer.json<{ proceed?: unknown }>().proceed === true;
+  });
+}
 
 function isBroadcast(subject: string): boolean {
   const contract = (CONTRACTS as Record<string, { kind: string; broadcast?: boolean }>)[subject];
@@ -111,7 +141,15 @@ export class PrefixedNatsServer extends ServerNats {
       replyTo: natsMsg.reply,
     })) as IncomingPacket;
     const natsCtx = new NatsContext([natsMsg.subject, natsMsg.headers as never]);
-    const served = serveMessage(channel, message, this.attributes);
+    const receipt =
+      message.receipt === true &&
+      message.id !== undefined &&
+      natsMsg.reply !== undefined &&
+      natsMsg.reply !== '' &&
+      this.served !== null
+        ? natsReceiptChannel(this.served, natsMsg.reply, message.id)
+        : undefined;
+    const served = serveMessage(channel, message, this.attributes, receipt);
     this.inflight.enter();
     let finished = false;
     const finish = () => {

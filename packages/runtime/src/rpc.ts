@@ -1,6 +1,7 @@
 import { adoptInvocationId } from './trace.js';
 import type {
   EventSubject,
+  ReceiptOf,
   ReplyOf,
   RequestOf,
   RequestSubject,
@@ -9,8 +10,15 @@ import type {
 } from '@world/contracts';
 
 /** Options of one request: every send names its timeout (DESIGN.md §1). */
-export interface RequestOptions {
+export interface RequestOptions<Receipt = never> {
   timeoutMs: number;
+  /**
+   * Asks the replica that takes the request for its receipt (subjects whose contract declares
+   * one; receipt.ts) and decides, when it comes while the request still waits, whether that
+   * replica may act on it: called at most once, synchronously, with the parsed receipt. A
+   * receipt that comes after the request settled is refused by the transport itself.
+   */
+  onReceipt?: (receipt: Receipt) => boolean;
 }
 
 /** Options of one survey: how long it collects replies after its request. */
@@ -31,7 +39,7 @@ export interface RpcClient {
   request<S extends RequestSubject>(
     subject: S,
     data: RequestOf<S>,
-    options: RequestOptions,
+    options: RequestOptions<ReceiptOf<S>>,
   ): Promise<ReplyOf<S>>;
   /**
    * Sends one request on a survey subject (`survey: true` in CONTRACTS) and collects every

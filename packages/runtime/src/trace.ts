@@ -28,7 +28,16 @@ export interface CallContext {
    * phase reaches it too, so the enclosing request's own lines and span carry the id.
    */
   enclosing?: CallContext;
+  /** the served request's way back to its caller for a receipt (receipt.ts confirmReceipt) */
+  receipt?: ReceiptChannel;
 }
+
+/**
+ * A served request's way back to its caller for a receipt (receipt.ts): sends the receipt and
+ * resolves whether the caller still waits (true: go on). It never rejects: a caller that cannot
+ * be asked is one that does not wait.
+ */
+export type ReceiptChannel = (receipt: unknown) => Promise<boolean>;
 
 /** What a request or event packet carries besides its data (the NATS packet, the in-process bus). */
 export interface CallMeta {
@@ -162,8 +171,14 @@ export class ServedCall {
  * @param subject the bare subject (`ledger.commit`): the span's name
  * @param meta the packet's traceparent and invocation id
  * @param attributes service and replica attributes of the server
+ * @param receipt the way back to the caller for a receipt, when the caller asked for one
  */
-export function serveMessage(subject: string, meta: CallMeta, attributes: Attributes): ServedCall {
+export function serveMessage(
+  subject: string,
+  meta: CallMeta,
+  attributes: Attributes,
+  receipt?: ReceiptChannel,
+): ServedCall {
   const parent =
     typeof meta.traceparent === 'string'
       ? propagator.extract(ROOT_CONTEXT, { traceparent: meta.traceparent }, defaultTextMapGetter)
@@ -181,7 +196,11 @@ export function serveMessage(subject: string, meta: CallMeta, attributes: Attrib
     },
     parent,
   );
-  return new ServedCall(span, { invocationId, otel: trace.setSpan(parent, span) });
+  return new ServedCall(span, {
+    invocationId,
+    otel: trace.setSpan(parent, span),
+    ...(receipt !== undefined && { receipt }),
+  });
 }
 
 /**

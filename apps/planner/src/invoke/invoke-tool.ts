@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { UncertainError, type ParsedRequestOf, type ReplyOf } from '@world/contracts';
 import {
   ENTRY_INDEX_ATTRIBUTE,
+  confirmReceipt,
   errorClassOf,
   inSpan,
   serviceLogger,
@@ -111,7 +112,24 @@ export class InvokeTool {
   }
 
   /**
-   * Claim (keyed), plan, then commit the refusal or execute and commit (DESIGN.md §2). A call
+   * Acknowledges the call to its gateway with this instance's caller id (confirmReceipt) before
+   * anything else, and goes on only if the gateway still waits for it: from the receipt on the
+   * gateway watches this instance, and a gateway that already answered (no receipt came within
+   * INVOKE_RECEIPT_MS: this planner was stopped or overloaded with the request unread) refuses
+   * it, so a late planner never claims or runs a call whose caller was told to resend (DESIGN.md
+   * §2; world-spec §4.5, §6.5; world-internals §5.5). A call whose gateway asked for no receipt
+   * goes on at once.
+   * @throws UncertainError when the receipt is refused or not answered: nothing was claimed or
+   *   run, and whoever still listens is told to resend the same task id
+   */
+  private async confirmTaken(): Promise<void> {
+    if (!(await confirmReceipt('planner.invoke', { caller: this.settings.caller })))
+      throw new UncertainError();
+  }
+
+  /**
+   * Receipt (confirmTaken), then claim (keyed), plan, then commit the refusal or execute and
+   * commit (DESIGN.md §2). A call
    * its client cancelled stops before the claim, or after the plan — the last point before its
    * effect goes to the broker or its refusal to the ledger — with its claim ended, so a resend
    * of its task id runs afresh (CallCancellations). A resend of a committed task id still
@@ -119,6 +137,7 @@ export class InvokeTool {
    * once it holds its claim: a resend refused at the claim never stands for the call holding it.
    */
   private async steps(inv: Invocation): Promise<InvokeReply> {
+    await this.confirmTaken();
     this.cancellations.stopIfCancelled(inv);
     if (inv.keyed) {
       const claim = await this.claims.claim(inv);
