@@ -212,14 +212,8 @@ export const PLANNER_LIVENESS_MS = 2_000;
 /** Random bytes of a planner instance's caller id, the name of its liveness subject (hex). */
 export const PLANNER_CALLER_BYTES = 8;
 /**
- * A keyed `planner.invoke` is acknowledged by the planner instance that takes it (its receipt,
- * naming its caller id) before the instance claims it: the gateway waits this long for the
- * receipt, and the planner this long for the gateway's go-ahead (DESIGN.md §2; world-spec §4.5,
- * §6.5; world-internals §5.5). A planner SIGKILLed with the request unread never acknowledges
- * it, so its caller is told to resend the same task id after this bound rather than after the
- * whole deadline; a receipt arriving later is refused and the late planner never claims. The
- * bound is PLANNER_LIVENESS_MS: the same time after which a silent planner counts as gone.
- */
+ * A keyed `planner.invoke`'s receipt bound, both ways (invoke-planner.ts; world-internals §5.5)
+ * @alias of PLANNER_LIVENESS_MS, named for its own use (knip: not a duplicate export) */
 export const INVOKE_RECEIPT_MS = PLANNER_LIVENESS_MS;
 /** `git worktree add` / copying a source tree for a new episode ends after 60 s. */
 export const EPISODE_SOURCE_MS = 60_000;

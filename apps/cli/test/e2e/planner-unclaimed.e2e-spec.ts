@@ -126,8 +126,7 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       tag: 'mcp',
       id: 9,
       send: (token: string, task: string) => w.mcpCall(token, task, 'ailang-edit', edit),
-      entryOf: (a: JsonRpcAnswer) =>
-        a.result?._meta?.['world/entryIndex'] as number | undefined,
+      entryOf: (a: JsonRpcAnswer) => a.result?._meta?.['world/entryIndex'] as number | undefined,
     },
   ];
   const cases = surfaces.map((s, i) => [s.name, i] as const);
