@@ -235,7 +235,7 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       );
       expect([claim.state, claim.claim_holder]).toEqual(['claimed', deadCaller]);
       const lapsesAt = Date.now() + Number(claim.ms_left);
-      // A resend 2.3 s before that claim lapses, to the new planner, stopped until 1.5 s later:
+      // A resend 2.3 s before that claim lapses, to the new planner, stopped until 1.3 s later:
       // it takes the call within the receipt's bound and its claim waits for the journal row
       // until the dead claim lapsed, then claims it again and runs.
       await sleep(lapsesAt - 3_500 - Date.now());
@@ -245,7 +245,7 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       const unlockAgain = await hold('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
       await sleep(lapsesAt - 2_300 - Date.now());
       const resend = surface.send(token, 't1');
-      await sleep(1_500);
+      await sleep(1_300);
       planner().child.kill('SIGCONT');
       await waitLockWaiter();
       await eventually(
