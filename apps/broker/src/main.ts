@@ -1,26 +1,15 @@
 /**
  * The broker's distributed process entry (DESIGN.md §5): configuration from the environment
  * (exit 2 when missing or malformed), PostgreSQL, NATS, the health port (WORLD_HEALTH_PORT),
- * one "ready" line, drain on SIGTERM.
+ * one "ready" line, drain on SIGTERM (serveProcess).
  */
 import 'reflect-metadata';
-import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
-import {
-  closeOnSignal,
-  loadConfig,
-  openPostgres,
-  runMain,
-  serviceLogger,
-  startHealthFromEnv,
-  startTelemetry,
-} from '@world/runtime';
+import { loadConfig, openPostgres, serveProcess } from '@world/runtime';
 import { toolchainFromEnv } from '@world/ailang';
 import { startBroker } from './boot.js';
 import { BrokerEnv } from './config.js';
 
-runMain(async () => {
-  // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set (README "Traces").
-  startTelemetry('broker', 'world-broker');
+serveProcess('broker', async () => {
   const config = loadConfig('broker', BrokerEnv);
   const database = await openPostgres(config.DATABASE_URL, { applicationName: 'world-broker' });
   const broker = await startBroker({
@@ -40,25 +29,5 @@ runMain(async () => {
     await database.close();
     throw err;
   });
-  const health = await startHealthFromEnv(config, broker.checks).catch(async (err: unknown) => {
-    await broker.close();
-    await database.close();
-    throw err;
-  });
-  serviceLogger('broker').info({ replica: broker.replica, healthPort: health?.port }, 'ready');
-  closeOnSignal(
-    [
-      {
-        service: broker.service,
-        replica: broker.replica,
-        close: async () => {
-          await broker.close();
-          await database.close();
-        },
-      },
-    ],
-    SHUTDOWN_DRAIN_MS,
-    undefined,
-    health,
-  );
+  return { running: broker, healthEnv: config, onClosed: () => database.close() };
 });

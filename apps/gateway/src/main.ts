@@ -1,25 +1,14 @@
-import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
-import {
-  CommonEnv,
-  closeOnSignal,
-  loadConfig,
-  runMain,
-  serviceLogger,
-  startHealthFromEnv,
-  startTelemetry,
-} from '@world/runtime';
+import { CommonEnv, loadConfig, serveProcess } from '@world/runtime';
 import { startGateway } from './boot.js';
 import { loadGatewayConfig } from './config.js';
 import { tuneGatewayHeap } from './heap.js';
 import { SERVICE_NAME } from './identity.js';
 
-// The distributed gateway process (DESIGN.md §5): env → config (exit 2 when malformed or when
-// the bind leaves loopback without WORLD_BIND_PUBLIC=1) → HTTP edge over NATS (with /livez,
-// /readyz, /metrics) → health port when WORLD_HEALTH_PORT is set → "ready". The process's own
-// V8 heap growth is tuned first (heap.ts).
-runMain(async () => {
-  // OpenTelemetry export when OTEL_EXPORTER_OTLP_ENDPOINT is set (README "Traces").
-  startTelemetry('gateway', 'world-gateway');
+// The distributed gateway process (DESIGN.md §5, serveProcess): env → config (exit 2 when
+// malformed or when the bind leaves loopback without WORLD_BIND_PUBLIC=1) → HTTP edge over NATS
+// (with /livez, /readyz, /metrics) → health port when WORLD_HEALTH_PORT is set → "ready". The
+// process's own V8 heap growth is tuned first (heap.ts).
+serveProcess(SERVICE_NAME, async () => {
   // Earlier full GCs keep the process under 200 MB RSS with 32 MCP clients (heap.ts).
   tuneGatewayHeap();
   const config = loadGatewayConfig();
@@ -39,18 +28,9 @@ runMain(async () => {
     dbPath: config.dbPath,
     replica: config.replica,
   });
-  const health = await startHealthFromEnv(healthEnv, gateway.checks).catch(async (err: unknown) => {
-    await gateway.close();
-    throw err;
-  });
-  serviceLogger(SERVICE_NAME).info(
-    {
-      replica: gateway.replica,
-      url: gateway.url,
-      operatorTokenFile: gateway.operatorTokenFile,
-      healthPort: health?.port,
-    },
-    'ready',
-  );
-  closeOnSignal([gateway], SHUTDOWN_DRAIN_MS, undefined, health);
+  return {
+    running: gateway,
+    healthEnv,
+    readyFields: { url: gateway.url, operatorTokenFile: gateway.operatorTokenFile },
+  };
 });

@@ -13,6 +13,7 @@ export * from './config.js';
 export * from './crashpoint.js';
 export * from './tokens.js';
 export * from './service.js';
+export * from './process-main.js';
 export * from './metrics.js';
 export * from './health.js';
 export * from './inflight.js';

@@ -2,17 +2,7 @@
  * `ailang-write` (world-spec §3.2): create or overwrite one file of the episode worktree through
  * the `Workspace.Write` effect (policy-tool op `write`).
  */
-import {
-  closingSentences,
-  defineTool,
-  OK_PROPERTY,
-  PATH_RULE_SENTENCE,
-  pathRefusal,
-  REFUSED_PROPERTY,
-  requiredStringRefusal,
-} from './common.js';
-
-const EFFECT = 'Workspace.Write';
+import { defineFileTool, OK_PROPERTY, REFUSED_PROPERTY } from './common.js';
 
 /**
  * The ailang-write descriptor and transition (world-spec §3.0 table, §3.2): one
@@ -20,26 +10,16 @@ const EFFECT = 'Workspace.Write';
  * recorded in full in the request object). Refusals, in order: steps 4-5 of §3.0, `path` then
  * `content` missing / not a string, the path rule.
  */
-export const ailangWrite = defineTool({
+export const ailangWrite = defineFileTool({
   id: 'ailang-write',
   title: 'Write (sandboxed)',
-  description:
-    "Create or overwrite one file inside this episode's worktree with the complete content given. " +
-    PATH_RULE_SENTENCE +
-    ' Returns {ok:true} when the file was written, or {ok:false, refused} when the plan or ' +
-    "AILANG's policy layer refused it (for example .git/ or a path on the deny list). " +
-    closingSentences(EFFECT),
-  effect: EFFECT,
-  arguments: {
-    path: { type: 'string', description: 'File path, relative to the worktree root' },
-    content: { type: 'string', description: 'The complete new file content' },
-  },
-  required: ['path', 'content'],
+  does: "Create or overwrite one file inside this episode's worktree with the complete content given.",
+  returns:
+    'Returns {ok:true} when the file was written, or {ok:false, refused} when the plan or ' +
+    "AILANG's policy layer refused it (for example .git/ or a path on the deny list).",
+  effect: 'Workspace.Write',
+  op: 'write',
+  fields: { content: { type: 'string', description: 'The complete new file content' } },
   output: { ok: OK_PROPERTY, refused: REFUSED_PROPERTY },
-  refusal: (a) =>
-    requiredStringRefusal(a, 'path') ??
-    requiredStringRefusal(a, 'content') ??
-    pathRefusal(a.path as string),
-  payload: (a) => ({ op: 'write', path: a.path as string, content: a.content as string }),
   sourceUrl: import.meta.url,
 });

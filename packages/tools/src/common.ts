@@ -328,6 +328,55 @@ export function defineTool(spec: ToolSpec): ToolDefinition {
   };
 }
 
+/** The `path` argument of every file tool (world-spec §3.1-§3.3), first in its schema. */
+const PATH_ARGUMENT = { type: 'string', description: 'File path, relative to the worktree root' };
+
+/** What a file tool's module states (ailang-read, ailang-write, ailang-edit). */
+export interface FileToolSpec {
+  id: string;
+  title: string;
+  /** the description's opening sentences, before the path rule */
+  does: string;
+  /** the description's `Returns …` sentence, after the path rule */
+  returns: string;
+  effect: string;
+  /** the handler op the payload names (`read`, `write`, `edit`) */
+  op: string;
+  /** the string arguments after `path`, in schema order; each is required */
+  fields: JsonObject;
+  output: JsonObject;
+  sourceUrl: string;
+}
+
+/**
+ * A tool on one worktree file (world-spec §3.0 table, §3.1-§3.3): arguments `path` then
+ * `fields`, all required strings; description = does, the path rule, returns, the closing
+ * sentences; refusals, in order: steps 4-5 of §3.0, `path` then each field missing / not a
+ * string, the path rule; one effect with payload `{op, path, …fields}`, no finish.
+ */
+export function defineFileTool(spec: FileToolSpec): ToolDefinition {
+  const names = Object.keys(spec.fields);
+  return defineTool({
+    id: spec.id,
+    title: spec.title,
+    description: `${spec.does} ${PATH_RULE_SENTENCE} ${spec.returns} ${closingSentences(spec.effect)}`,
+    effect: spec.effect,
+    arguments: { path: PATH_ARGUMENT, ...spec.fields },
+    required: ['path', ...names],
+    output: spec.output,
+    refusal: (a) =>
+      requiredStringRefusal(a, 'path') ??
+      names.reduce<string | undefined>((r, name) => r ?? requiredStringRefusal(a, name), undefined) ??
+      pathRefusal(a.path as string),
+    payload: (a) => ({
+      op: spec.op,
+      path: a.path as string,
+      ...Object.fromEntries(names.map((name) => [name, a[name] as string])),
+    }),
+    sourceUrl: spec.sourceUrl,
+  });
+}
+
 /**
  * The module URL of these shared checks: every tool's transition source is its own module's text
  * followed by this module's, so a change to a shared check changes every tool's transitionFn.

@@ -14,8 +14,7 @@ import {
   HANDLER_STREAM_MAX_BYTES,
   deadlineTable,
 } from '@world/contracts';
-import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
-import { CLI_OPS, validateCliRequest, type CliRequest } from '../cli/ops.js';
+import { CLI_OPS, type CliRequest } from '../cli/ops.js';
 import { PolicyMismatchError, ToolProcessError } from '../errors.js';
 import { policyDigest } from '../policy/policy.js';
 import { classifyRunOutcome } from '../policy/outcome.js';
@@ -30,6 +29,7 @@ import {
 } from './context.js';
 import { runProcess, type ProcessResult } from './process.js';
 import { withSlot } from './slots.js';
+import { OpToolchain } from './op-toolchain.js';
 import { runResult } from './run-result.js';
 import type { AilangContext, Toolchain } from './types.js';
 
@@ -57,12 +57,14 @@ const CACHE_DIR_MODE = 0o700;
 
 const RESPONSE_RESERVED = ['tool', 'policy_digest', 'world'];
 
-class BinaryToolchain implements Toolchain {
+class BinaryToolchain extends OpToolchain implements Toolchain {
   readonly kind = 'binary' as const;
   private readonly verified = new Map<string, PolicySummary>();
   private refCache: { key: string; ref: string } | null = null;
 
-  constructor(private readonly bin: string) {}
+  constructor(private readonly bin: string) {
+    super();
+  }
 
   private async exec(ctx: AilangContext, args: string[], stdin: string): Promise<ProcessResult> {
     mkdirSync(cacheDirOf(ctx), { recursive: true, mode: CACHE_DIR_MODE });
@@ -219,52 +221,18 @@ class BinaryToolchain implements Toolchain {
     return resolveRunPolicy(ctx, ['FS', 'IO']);
   }
 
-  private async forward(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>> {
+  /** Verifies the base policy (summary); the CLI ops it serves are those its summary lists. */
+  protected async ready(ctx: AilangContext): Promise<string[]> {
+    const summary = await this.summary(ctx, this.base(ctx));
+    return summary.cli.filter((op) => op in CLI_OPS);
+  }
+
+  protected async op(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>> {
     const request: Record<string, unknown> = { op: req.op };
     for (const f of ['path', 'module', 'query', 'package'] as const)
       if (req[f] !== undefined) request[f] = req[f];
     if (Object.keys(req.flags).length > 0) request.flags = req.flags;
     return this.policyTool(ctx, ctx.policyPath, request);
-  }
-
-  async aiCheck(ctx: AilangContext, payload: { path: string }): Promise<Record<string, unknown>> {
-    const base = this.base(ctx);
-    await this.summary(ctx, base);
-    const checked = validateCliRequest({ op: 'ai_check', path: payload.path }, ctx.worktree);
-    if ('refused' in checked) return { ok: false, refused: checked.refused };
-    return this.forward(ctx, checked);
-  }
-
-  async builtinsList(ctx: AilangContext): Promise<Record<string, unknown>> {
-    await this.summary(ctx, this.base(ctx));
-    return this.forward(ctx, { op: 'builtins_list', flags: {} });
-  }
-
-  async examplesSearch(
-    ctx: AilangContext,
-    payload: { query: string },
-  ): Promise<Record<string, unknown>> {
-    if (ctx.examplesDir === undefined) return { ok: false, refused: NO_CORPUS_REFUSAL };
-    await this.summary(ctx, this.base(ctx));
-    const checked = validateCliRequest(
-      { op: 'examples_search', query: payload.query },
-      ctx.worktree,
-    );
-    if ('refused' in checked) return { ok: false, refused: checked.refused };
-    return this.forward(ctx, checked);
-  }
-
-  async cli(
-    ctx: AilangContext,
-    payload: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    const summary = await this.summary(ctx, this.base(ctx));
-    const allowed = summary.cli.filter((op) => op in CLI_OPS);
-    const checked = validateCliRequest(payload, ctx.worktree, allowed);
-    if ('refused' in checked) return { ok: false, refused: checked.refused };
-    if (checked.op.startsWith('examples_') && ctx.examplesDir === undefined)
-      return { ok: false, refused: NO_CORPUS_REFUSAL };
-    return this.forward(ctx, checked);
   }
 
   async run(

@@ -10,13 +10,13 @@ import {
   POLICY_TOOL_STDOUT_MAX_BYTES,
 } from '@world/contracts';
 import { verifyUnavailable, type CommandOutput } from '../cli/check-output.js';
-import { cliArgv, validateCliRequest, type CliRequest } from '../cli/ops.js';
-import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
+import { cliArgv, type CliRequest } from '../cli/ops.js';
 import { runOp, type OpJob } from '../cli/run-op.js';
 import { ToolProcessError } from '../errors.js';
 import { classifyRunOutcome } from '../policy/outcome.js';
 import { goDuration, superviseOp, superviseRun } from '../policy/supervisor.js';
 import { assertSandboxIsWorktree, childEnv, prepareRun, resolveRunPolicy } from './context.js';
+import { OpToolchain } from './op-toolchain.js';
 import { runResult } from './run-result.js';
 import type { AilangContext, Toolchain } from './types.js';
 
@@ -88,7 +88,7 @@ const HEAP_LIMIT_ERROR = {
   message: `compilation exhausted the embedded toolchain's worker heap (${AILANG_WORKER_HEAP_MB} MiB)`,
 };
 
-class EmbeddedToolchain implements Toolchain {
+class EmbeddedToolchain extends OpToolchain implements Toolchain {
   readonly kind = 'embedded' as const;
 
   async version(): Promise<string> {
@@ -106,7 +106,11 @@ class EmbeddedToolchain implements Toolchain {
     );
   }
 
-  private async op(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>> {
+  protected async ready(): Promise<undefined> {
+    return undefined;
+  }
+
+  protected async op(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>> {
     assertSandboxIsWorktree(ctx);
     const base = resolveRunPolicy(ctx, ['FS', 'IO']);
     const job: OpJob = {
@@ -146,38 +150,6 @@ class EmbeddedToolchain implements Toolchain {
       stdout: cap(output.stdout),
       stderr: cap(output.stderr),
     };
-  }
-
-  async aiCheck(ctx: AilangContext, payload: { path: string }): Promise<Record<string, unknown>> {
-    const checked = validateCliRequest({ op: 'ai_check', path: payload.path }, ctx.worktree);
-    if ('refused' in checked) return { ok: false, refused: checked.refused };
-    return this.op(ctx, checked);
-  }
-
-  async builtinsList(ctx: AilangContext): Promise<Record<string, unknown>> {
-    return this.op(ctx, { op: 'builtins_list', flags: {} });
-  }
-
-  async examplesSearch(
-    ctx: AilangContext,
-    payload: { query: string },
-  ): Promise<Record<string, unknown>> {
-    if (ctx.examplesDir === undefined) return { ok: false, refused: NO_CORPUS_REFUSAL };
-    const checked = validateCliRequest(
-      { op: 'examples_search', query: payload.query },
-      ctx.worktree,
-    );
-    if ('refused' in checked) return { ok: false, refused: checked.refused };
-    return this.op(ctx, checked);
-  }
-
-  async cli(
-    ctx: AilangContext,
-    payload: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    const checked = validateCliRequest(payload, ctx.worktree);
-    if ('refused' in checked) return { ok: false, refused: checked.refused };
-    return this.op(ctx, checked);
   }
 
   async run(
