@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { startScratchNats } from '../scripts/scratch-nats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ledgerDist = process.env.LEDGER_DIST ?? join(here, '../apps/ledger/dist');
@@ -163,37 +164,9 @@ async function proofLatency() {
 
 /** Starts nats-server with the deployment's configuration on a free port; returns its stop. */
 async function startNats() {
-  const { spawn } = await import('node:child_process');
-  const { mkdtempSync } = await import('node:fs');
-  const { createServer } = await import('node:net');
-  const { tmpdir } = await import('node:os');
-  const port = await new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port: p } = srv.address();
-      srv.close(() => resolve(p));
-    });
-  });
-  const store = mkdtempSync(join(tmpdir(), 'world-bench-tlog-nats-'));
-  const child = spawn(
-    'nats-server',
-    [
-      '-c',
-      join(here, '../infra/nats/nats.conf'),
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-js',
-      '-sd',
-      store,
-    ],
-    { stdio: 'ignore' },
-  );
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  natsUrl = `nats://127.0.0.1:${port}`;
-  return () => child.kill('SIGTERM');
+  const nats = await startScratchNats('nats-server', 'world-bench-tlog-nats-');
+  natsUrl = nats.url;
+  return () => nats.stop();
 }
 
 /** Runs both measurements and prints one report (ms). */

@@ -5,37 +5,13 @@
 // then runs every package's tests through turbo.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answers, startScratchNats } from './scratch-nats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const passthrough = process.argv.slice(2);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function answers(host, port, timeoutMs = 300) {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.on('connect', () => done(true));
-    socket.on('error', () => done(false));
-  });
-}
 
 async function startNats() {
   if (process.env.WORLD_TEST_NATS_URL) return null;
@@ -47,34 +23,9 @@ async function startNats() {
     );
     return null;
   }
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'world-test-nats-'));
-  const child = spawn(
-    bin,
-    [
-      '-c',
-      join(root, 'infra/nats/nats.conf'),
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-js',
-      '-sd',
-      dir,
-    ],
-    {
-      stdio: 'ignore',
-    },
-  );
-  for (let i = 0; i < 100; i++) {
-    if (await answers('127.0.0.1', port)) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  process.env.WORLD_TEST_NATS_URL = `nats://127.0.0.1:${port}`;
-  return () => {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const nats = await startScratchNats(bin, 'world-test-nats-');
+  process.env.WORLD_TEST_NATS_URL = nats.url;
+  return () => nats.stop();
 }
 
 function run(cmd, args) {

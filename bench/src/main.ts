@@ -180,20 +180,19 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
           hwm,
           async (target) => {
             const t = target as Awaited<ReturnType<typeof startDistributedTarget>>;
+            // The http c1 run at a log size: its entries are tagged, so growth is read off them.
+            const httpC1 = () =>
+              toolCallScenario(ctx, t, 'http', 'c1', {
+                clients: 1,
+                calls: p.callsC1,
+                warmup: p.warmup,
+                tagEntries: true,
+              });
             const [reader] = await t.clients(1, 'reader');
             await growLog(ctx, t, p.growthSmall);
             add(await g('log-read', () => logReadScenario(ctx, t, reader!)));
             // The first c1 run starts at the small log: it is also the first growth point.
-            add(
-              await g('http c1', () =>
-                toolCallScenario(ctx, t, 'http', 'c1', {
-                  clients: 1,
-                  calls: p.callsC1,
-                  warmup: p.warmup,
-                  tagEntries: true,
-                }),
-              ),
-            );
+            add(await g('http c1', httpC1));
             add(
               await g('mcp-client c1', () =>
                 toolCallScenario(ctx, t, 'mcp-client', 'c1', {
@@ -206,16 +205,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
             await loadBoth(t, { skipC1: true });
             add(await g('episode growth', () => episodeGrowthScenarios(ctx, t)));
             await growLog(ctx, t, p.growthLarge);
-            add(
-              await g('http c1', () =>
-                toolCallScenario(ctx, t, 'http', 'c1', {
-                  clients: 1,
-                  calls: p.callsC1,
-                  warmup: p.warmup,
-                  tagEntries: true,
-                }),
-              ),
-            );
+            add(await g('http c1', httpC1));
             add(await g('log-read', () => logReadScenario(ctx, t, reader!)));
           },
         ),

@@ -24,7 +24,8 @@ import { phase, printPhase, type PhaseReport } from './profile/phase.js';
 import { NatsTap } from './profile/tap.js';
 import { RssSampler } from './proc.js';
 import { growLog } from './scenarios.js';
-import { adminUrl, startDistributedTarget } from './targets/distributed.js';
+import { startDistributedTarget } from './targets/distributed.js';
+import { adminUrl } from './targets/stage.js';
 import { startFloorTarget } from './targets/floor.js';
 import type { ClientCredential, Target } from './targets/target.js';
 

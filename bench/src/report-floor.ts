@@ -60,22 +60,63 @@ export function attachFloor(scenarios: ScenarioResult[]): void {
 
 const ratio = (v: number) => `${v.toFixed(2)}×`;
 
+/**
+ * One target checked (config.ts TARGETS, FLOOR_TARGETS): N/A when the value is missing or NaN,
+ * else PASS when it lies on the limit's side (`≤`: at most, `≥`: at least), MISS otherwise.
+ * @param fmt renders the value and the limit in the target's unit
+ */
+export function targetCheck(
+  target: string,
+  value: number | undefined,
+  limit: number,
+  fmt: (v: number) => string,
+  cmp: '≤' | '≥' = '≤',
+): TargetCheck {
+  const missing = value === undefined || Number.isNaN(value);
+  return {
+    target,
+    measured: missing ? 'not measured' : fmt(value),
+    limit: `${cmp} ${fmt(limit)}`,
+    status: missing ? 'N/A' : (cmp === '≤' ? value <= limit : value >= limit) ? 'PASS' : 'MISS',
+  };
+}
+
+/** The scenario of one target, driver and kind in a run, if it ran. */
+export function scenarioOf(
+  scenarios: ScenarioResult[],
+  target: ScenarioResult['target'],
+  driver: ScenarioResult['driver'],
+  scenario: ScenarioResult['scenario'],
+): ScenarioResult | undefined {
+  return scenarios.find((s) => s.target === target && s.driver === driver && s.scenario === scenario);
+}
+
+/**
+ * The check that every call of the given scenarios answered and committed: one log entry per
+ * call and no errors (N/A when none ran; MISS names the scenarios that are off).
+ */
+export function committedCheck(target: string, calls: ScenarioResult[]): TargetCheck {
+  const off = calls.filter((s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0);
+  return {
+    target,
+    measured:
+      calls.length === 0
+        ? 'not measured'
+        : off.length === 0
+          ? `${calls.length} scenarios`
+          : `off in ${off.map((s) => s.id).join(', ')}`,
+    limit: 'all',
+    status: calls.length === 0 ? 'N/A' : off.length === 0 ? 'PASS' : 'MISS',
+  };
+}
+
 /** Checks issue 19's targets (N/A when the floor or World's scenario is missing). */
 export function checkFloorTargets(scenarios: ScenarioResult[]): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const add = (target: string, value: number | undefined, limit: number, atMost: boolean) => {
-    const missing = value === undefined || Number.isNaN(value);
-    checks.push({
-      target,
-      measured: missing ? 'not measured' : ratio(value),
-      limit: `${atMost ? '≤' : '≥'} ${ratio(limit)}`,
-      status: missing ? 'N/A' : (atMost ? value <= limit : value >= limit) ? 'PASS' : 'MISS',
-    });
-  };
+  const add = (target: string, value: number | undefined, limit: number, atMost: boolean) =>
+    checks.push(targetCheck(target, value, limit, ratio, atMost ? '≤' : '≥'));
   const world = (driver: ScenarioResult['driver'], scenario: ScenarioResult['scenario']) =>
-    scenarios.find(
-      (s) => s.target === 'distributed' && s.driver === driver && s.scenario === scenario,
-    );
+    scenarioOf(scenarios, 'distributed', driver, scenario);
   for (const driver of DRIVERS) {
     const c1 = world(driver, 'c1');
     add(
@@ -104,20 +145,11 @@ export function checkFloorTargets(scenarios: ScenarioResult[]): TargetCheck[] {
     FLOOR_TARGETS.c32CpuRatio,
     true,
   );
-  const floorCalls = scenarios.filter((s) => s.target === 'floor' && s.committed !== undefined);
-  const off = floorCalls.filter(
-    (s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0,
+  checks.push(
+    committedCheck(
+      'floor: every call answered and committed (one entry per call, no errors)',
+      scenarios.filter((s) => s.target === 'floor' && s.committed !== undefined),
+    ),
   );
-  checks.push({
-    target: 'floor: every call answered and committed (one entry per call, no errors)',
-    measured:
-      floorCalls.length === 0
-        ? 'not measured'
-        : off.length === 0
-          ? `${floorCalls.length} scenarios`
-          : `off in ${off.map((s) => s.id).join(', ')}`,
-    limit: 'all',
-    status: floorCalls.length === 0 ? 'N/A' : off.length === 0 ? 'PASS' : 'MISS',
-  });
   return checks;
 }

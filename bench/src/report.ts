@@ -6,7 +6,14 @@
 import { DRIVERS } from './drivers/driver.js';
 import { TARGETS, type Profile } from './config.js';
 import type { ScenarioResult } from './scenarios.js';
-import { checkFloorTargets, machineCpuMs, type TargetCheck } from './report-floor.js';
+import {
+  checkFloorTargets,
+  committedCheck,
+  machineCpuMs,
+  scenarioOf,
+  targetCheck,
+  type TargetCheck,
+} from './report-floor.js';
 import { compare, relativeChange } from './stats.js';
 import type { TargetKind } from './targets/target.js';
 
@@ -57,107 +64,63 @@ export function attachBaselines(scenarios: ScenarioResult[]): void {
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
 
-function find(
+/**
+ * The c1 latency overheads (each driver; p99 where the target has one) and the c32 throughput
+ * ratio of one World target against the baseline (issue 7's targets).
+ */
+function overheadChecks(
   scenarios: ScenarioResult[],
-  pred: (s: ScenarioResult) => boolean,
-): ScenarioResult | undefined {
-  return scenarios.find(pred);
+  target: 'distributed' | 'embedded',
+  limits: { c1P50Ms: number; c1P99Ms?: number; c32Ratio: number },
+): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const driver of DRIVERS) {
+    const c1 = scenarioOf(scenarios, target, driver, 'c1');
+    const p50 = c1?.overhead?.latency.p50.diffMs;
+    checks.push(targetCheck(`${target} c1 p50 overhead (${driver})`, p50, limits.c1P50Ms, ms));
+    if (limits.c1P99Ms === undefined) continue;
+    const p99 = c1?.overhead?.latency.p99.diffMs;
+    checks.push(targetCheck(`${target} c1 p99 overhead (${driver})`, p99, limits.c1P99Ms, ms));
+  }
+  checks.push(
+    targetCheck(
+      `${target} c32 calls/s vs baseline (http, 32 episodes)`,
+      scenarioOf(scenarios, target, 'http', 'c32')?.overhead?.throughputRatio,
+      limits.c32Ratio,
+      pct,
+      '≥',
+    ),
+  );
+  return checks;
 }
 
 /** Checks every target of issue 7 against the scenarios of a run (N/A when one is missing). */
 export function checkTargets(scenarios: ScenarioResult[], largeLog: number): TargetCheck[] {
-  const checks: TargetCheck[] = [];
+  const checks: TargetCheck[] = overheadChecks(scenarios, 'distributed', {
+    c1P50Ms: TARGETS.distributedC1P50OverheadMs,
+    c1P99Ms: TARGETS.distributedC1P99OverheadMs,
+    c32Ratio: TARGETS.distributedC32ThroughputRatio,
+  });
   const add = (
     target: string,
     value: number | undefined,
     limit: number,
     fmt: (v: number) => string,
-    ok: (v: number) => boolean,
-    cmp = '≤',
-  ) => {
-    checks.push({
-      target,
-      measured: value === undefined || Number.isNaN(value) ? 'not measured' : fmt(value),
-      limit: `${cmp} ${fmt(limit)}`,
-      status: value === undefined || Number.isNaN(value) ? 'N/A' : ok(value) ? 'PASS' : 'MISS',
-    });
-  };
-  for (const driver of DRIVERS) {
-    const d = find(
-      scenarios,
-      (s) => s.target === 'distributed' && s.driver === driver && s.scenario === 'c1',
-    );
-    add(
-      `distributed c1 p50 overhead (${driver})`,
-      d?.overhead?.latency.p50.diffMs,
-      TARGETS.distributedC1P50OverheadMs,
-      ms,
-      (v) => v <= TARGETS.distributedC1P50OverheadMs,
-    );
-    add(
-      `distributed c1 p99 overhead (${driver})`,
-      d?.overhead?.latency.p99.diffMs,
-      TARGETS.distributedC1P99OverheadMs,
-      ms,
-      (v) => v <= TARGETS.distributedC1P99OverheadMs,
-    );
-  }
-  const c32 = find(
-    scenarios,
-    (s) => s.target === 'distributed' && s.driver === 'http' && s.scenario === 'c32',
+  ) => checks.push(targetCheck(target, value, limit, fmt));
+  checks.push(
+    committedCheck(
+      'every call answered and committed (one entry per call, no errors)',
+      scenarios.filter((s) => s.committed !== undefined && s.target !== 'floor'),
+    ),
   );
-  add(
-    'distributed c32 calls/s vs baseline (http, 32 episodes)',
-    c32?.overhead?.throughputRatio,
-    TARGETS.distributedC32ThroughputRatio,
-    pct,
-    (v) => v >= TARGETS.distributedC32ThroughputRatio,
-    '≥',
+  checks.push(
+    ...overheadChecks(scenarios, 'embedded', {
+      c1P50Ms: TARGETS.embeddedC1P50OverheadMs,
+      c32Ratio: TARGETS.embeddedC32ThroughputRatio,
+    }),
   );
-  const worldCalls = scenarios.filter((s) => s.committed !== undefined && s.target !== 'floor');
-  const uncommitted = worldCalls.filter(
-    (s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0,
-  );
-  checks.push({
-    target: 'every call answered and committed (one entry per call, no errors)',
-    measured:
-      worldCalls.length === 0
-        ? 'not measured'
-        : uncommitted.length === 0
-          ? `${worldCalls.length} scenarios`
-          : `off in ${uncommitted.map((s) => s.id).join(', ')}`,
-    limit: 'all',
-    status: worldCalls.length === 0 ? 'N/A' : uncommitted.length === 0 ? 'PASS' : 'MISS',
-  });
-  for (const driver of DRIVERS) {
-    const e = find(
-      scenarios,
-      (s) => s.target === 'embedded' && s.driver === driver && s.scenario === 'c1',
-    );
-    add(
-      `embedded c1 p50 overhead (${driver})`,
-      e?.overhead?.latency.p50.diffMs,
-      TARGETS.embeddedC1P50OverheadMs,
-      ms,
-      (v) => v <= TARGETS.embeddedC1P50OverheadMs,
-    );
-  }
-  const ec32 = find(
-    scenarios,
-    (s) => s.target === 'embedded' && s.driver === 'http' && s.scenario === 'c32',
-  );
-  add(
-    'embedded c32 calls/s vs baseline (http, 32 episodes)',
-    ec32?.overhead?.throughputRatio,
-    TARGETS.embeddedC32ThroughputRatio,
-    pct,
-    (v) => v >= TARGETS.embeddedC32ThroughputRatio,
-    '≥',
-  );
-  const bc32 = find(
-    scenarios,
-    (s) => s.target === 'baseline' && s.driver === 'http' && s.scenario === 'c32',
-  );
+  const ec32 = scenarioOf(scenarios, 'embedded', 'http', 'c32');
+  const bc32 = scenarioOf(scenarios, 'baseline', 'http', 'c32');
   const baseCpu = bc32?.cpuMsPerCall?.baseline;
   add(
     'embedded c32 machine CPU per call (World + its PostgreSQL) vs baseline',
@@ -166,7 +129,6 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
       : undefined,
     TARGETS.embeddedC32CpuRatio,
     (v) => `${v.toFixed(2)}×`,
-    (v) => v <= TARGETS.embeddedC32CpuRatio,
   );
   const growth = scenarios.filter(
     (s) =>
@@ -182,16 +144,14 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
     small && large ? relativeChange(large.summary.p50, small.summary.p50) : undefined,
     TARGETS.growthP50Change,
     pct,
-    (v) => v <= TARGETS.growthP50Change,
   );
-  const early = find(scenarios, (s) => s.scenario === 'episode-early');
-  const late = find(scenarios, (s) => s.scenario === 'episode-late');
+  const early = scenarios.find((s) => s.scenario === 'episode-early');
+  const late = scenarios.find((s) => s.scenario === 'episode-late');
   add(
     'growth: episode call 10,000 p50 vs call 10',
     early && late ? relativeChange(late.summary.p50, early.summary.p50) : undefined,
     TARGETS.episodeP50Change,
     pct,
-    (v) => v <= TARGETS.episodeP50Change,
   );
   const reads = scenarios.filter((s) => s.target === 'distributed' && s.scenario === 'log-read');
   const bigRead = reads[reads.length - 1];
@@ -200,7 +160,6 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
     bigRead?.summary.p50,
     TARGETS.logReadP50Ms,
     ms,
-    (v) => v <= TARGETS.logReadP50Ms,
   );
   const c32Runs = scenarios.filter((s) => s.target === 'distributed' && s.scenario === 'c32');
   for (const service of ['gateway', 'planner', 'broker', 'ledger']) {
@@ -212,7 +171,6 @@ export function checkTargets(scenarios: ScenarioResult[], largeLog: number): Tar
       peaks.length === 0 ? undefined : Math.max(...peaks),
       TARGETS.serviceRssMb,
       (v) => `${v.toFixed(0)} MB`,
-      (v) => v <= TARGETS.serviceRssMb,
     );
   }
   return [...checks, ...checkFloorTargets(scenarios)];

@@ -66,6 +66,20 @@ export function decode<T>(data: Uint8Array): T {
   ) as T;
 }
 
+/**
+ * One request-reply of the floor: the body as JSON, FLOOR_REQUEST_MS to answer, the reply's JSON.
+ * @throws the NATS request error (timeout, no responders)
+ */
+export async function requestJson<Req, Rep>(
+  nc: NatsConnection,
+  subject: string,
+  body: Req,
+): Promise<Rep> {
+  return decode<Rep>(
+    (await nc.request(subject, JSON.stringify(body), { timeout: FLOOR_REQUEST_MS })).data,
+  );
+}
+
 /** Logs the ready line (`{"msg":"ready",…}`) and stops cleanly on SIGTERM/SIGINT. */
 export function serve(
   role: string,

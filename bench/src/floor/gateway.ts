@@ -6,15 +6,7 @@
  * BENCH_BIND (host:port); logs `{"msg":"ready","url":…}`.
  */
 import { parseBind, startToolServer } from '../baseline/mcp-http.js';
-import {
-  decode,
-  FLOOR_REQUEST_MS,
-  isEntry,
-  natsConnect,
-  runEntry,
-  serve,
-  subject,
-} from './common.js';
+import { isEntry, natsConnect, requestJson, runEntry, serve, subject } from './common.js';
 import type { InvokeReply, InvokeRequest } from './planner.js';
 
 /** The header carrying a floor client's episode id. */
@@ -28,15 +20,10 @@ async function start(): Promise<void> {
     parseBind(process.env.BENCH_BIND),
     async (args, headers) => {
       const episode = headers?.get(EPISODE_HEADER) ?? 'anonymous';
-      const reply = decode<InvokeReply>(
-        (
-          await nc.request(
-            invokeSubject,
-            JSON.stringify({ episode, path: args?.path } as InvokeRequest),
-            { timeout: FLOOR_REQUEST_MS },
-          )
-        ).data,
-      );
+      const reply = await requestJson<InvokeRequest, InvokeReply>(nc, invokeSubject, {
+        episode,
+        path: args?.path,
+      });
       return reply.ok
         ? { ok: true, content: reply.content }
         : { ok: false, refused: reply.refused };

@@ -5,15 +5,7 @@
  * Process entry: `node bench/dist/floor/planner.js` with NATS_URL and FLOOR_PREFIX.
  */
 import type { ExecuteReply, ExecuteRequest } from './broker.js';
-import {
-  decode,
-  FLOOR_REQUEST_MS,
-  isEntry,
-  natsConnect,
-  runEntry,
-  serve,
-  subject,
-} from './common.js';
+import { decode, isEntry, natsConnect, requestJson, runEntry, serve, subject } from './common.js';
 import type { CommitReply, CommitRequest } from './ledger.js';
 
 /** What the gateway sends: the episode (its client's) and the tool's path argument. */
@@ -32,25 +24,15 @@ async function start(): Promise<void> {
   const commitSubject = subject('commit');
   const releaseSubject = subject('release');
   const invoke = async (req: InvokeRequest): Promise<InvokeReply> => {
-    const exec = decode<ExecuteReply>(
-      (
-        await nc.request(
-          execSubject,
-          JSON.stringify({ episode: req.episode, path: req.path } as ExecuteRequest),
-          { timeout: FLOOR_REQUEST_MS },
-        )
-      ).data,
-    );
+    const exec = await requestJson<ExecuteRequest, ExecuteReply>(nc, execSubject, {
+      episode: req.episode,
+      path: req.path,
+    } as ExecuteRequest);
     if (exec.intentId === undefined) return { ok: false, refused: exec.ok ? '' : exec.refused };
-    const commit = decode<CommitReply>(
-      (
-        await nc.request(
-          commitSubject,
-          JSON.stringify({ episode: req.episode, intentId: exec.intentId } as CommitRequest),
-          { timeout: FLOOR_REQUEST_MS },
-        )
-      ).data,
-    );
+    const commit = await requestJson<CommitRequest, CommitReply>(nc, commitSubject, {
+      episode: req.episode,
+      intentId: exec.intentId,
+    });
     if (!commit.ok) return { ok: false, refused: commit.error };
     return exec.ok
       ? { ok: true, content: exec.content, entryIndex: commit.entryIndex }

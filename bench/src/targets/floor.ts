@@ -7,11 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { EPISODE_HEADER } from '../floor/gateway.js';
 import { FLOOR_DDL, HEAD_INDEX } from '../floor/schema.js';
-import { startProcess, type BenchProcess } from '../proc.js';
-import { adminUrl, SERVICES, startNats } from './distributed.js';
+import type { BenchProcess } from '../proc.js';
+import { SERVICES, startStage, withClient } from './stage.js';
 import type { Target } from './target.js';
 
 const FLOOR_DIR = fileURLToPath(new URL('../floor/', import.meta.url));
@@ -25,16 +24,6 @@ export interface FloorTarget extends Target {
   nats: BenchProcess;
 }
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * Starts NATS, creates the database and its tables, and starts the floor's four processes.
  * @param nodeArgs extra node flags for the four processes (profiling)
@@ -46,26 +35,10 @@ export async function startFloorTarget(
   runTag: string,
   nodeArgs: string[] = [],
 ): Promise<FloorTarget> {
-  const { nats, natsPort } = await startNats(root, 'floor-nats');
-  const started: BenchProcess[] = [nats];
-  const dbName = `floor_${runTag.replace(/-/g, '_')}_${randomBytes(3).toString('hex')}`;
-  let dbCreated = false;
-  const cleanup = async () => {
-    for (const p of started.reverse()) await p.stop();
-    if (dbCreated)
-      await withClient(adminUrl(), (c) =>
-        c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`),
-      );
-  };
+  const stage = await startStage(root, 'floor-nats', 'floor', runTag);
+  const { nats, natsUrl, databaseUrl } = stage;
   try {
-    await nats.waitFor(/Server is ready/);
-    await withClient(adminUrl(), (c) => c.query(`CREATE DATABASE "${dbName}"`));
-    dbCreated = true;
-    const url = new URL(adminUrl());
-    url.pathname = `/${dbName}`;
-    const databaseUrl = url.toString();
     await withClient(databaseUrl, (c) => c.query(FLOOR_DDL));
-    const natsUrl = `nats://127.0.0.1:${natsPort}`;
     const prefix = `floor-${randomBytes(4).toString('hex')}`;
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -75,18 +48,11 @@ export async function startFloorTarget(
       BENCH_DIR: fixtureDir,
       BENCH_BIND: '127.0.0.1:0',
     };
-    const services = {} as Record<(typeof SERVICES)[number], BenchProcess>;
-    for (const role of SERVICES) {
-      services[role] = startProcess(
-        role,
-        process.execPath,
-        [...nodeArgs, join(FLOOR_DIR, `${role}.js`)],
-        env,
-      );
-      started.push(services[role]);
-    }
-    const ready = await Promise.all(SERVICES.map((s) => services[s].waitFor(/"msg":"ready"/)));
-    const mcpUrl = (JSON.parse(ready[SERVICES.indexOf('gateway')]!) as { url: string }).url;
+    const { services, gatewayUrl: mcpUrl } = await stage.startRoles(
+      (role) => join(FLOOR_DIR, `${role}.js`),
+      () => env,
+      nodeArgs,
+    );
     const processes = [...SERVICES.map((s) => services[s]), nats];
     return {
       kind: 'floor',
@@ -97,14 +63,7 @@ export async function startFloorTarget(
       prefix,
       databaseUrl,
       nats,
-      watched: () =>
-        withClient(adminUrl(), async (c) => {
-          const { rows } = await c.query<{ pid: number }>(
-            'SELECT pid FROM pg_stat_activity WHERE datname = $1',
-            [dbName],
-          );
-          return [...processes, ...rows.map((r) => ({ name: 'postgres', pid: r.pid }))];
-        }),
+      watched: () => stage.watched(),
       async clients(n, label, options) {
         const tag = `${label}-${randomBytes(3).toString('hex')}`;
         return Array.from({ length: n }, (_, i) => ({
@@ -117,13 +76,11 @@ export async function startFloorTarget(
         ),
       async close() {
         // The edge first so nothing new arrives, the ledger last, then NATS and the database.
-        for (const s of [...SERVICES].reverse()) await services[s].stop();
-        started.splice(0, started.length, nats);
-        await cleanup();
+        await stage.close();
       },
     };
   } catch (err) {
-    await cleanup();
+    await stage.close();
     throw err;
   }
 }
