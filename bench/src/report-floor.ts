@@ -88,7 +88,9 @@ export function scenarioOf(
   driver: ScenarioResult['driver'],
   scenario: ScenarioResult['scenario'],
 ): ScenarioResult | undefined {
-  return scenarios.find((s) => s.target === target && s.driver === driver && s.scenario === scenario);
+  return scenarios.find(
+    (s) => s.target === target && s.driver === driver && s.scenario === scenario,
+  );
 }
 
 /**
@@ -96,7 +98,9 @@ export function scenarioOf(
  * call and no errors (N/A when none ran; MISS names the scenarios that are off).
  */
 export function committedCheck(target: string, calls: ScenarioResult[]): TargetCheck {
-  const off = calls.filter((s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0);
+  const off = calls.filter(
+    (s) => s.committed!.calls !== s.committed!.entries || s.summary.errors > 0,
+  );
   return {
     target,
     measured:

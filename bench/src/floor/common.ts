@@ -19,7 +19,7 @@ export const FLOOR_SUBJECTS = {
 } as const;
 
 /** A request-reply's timeout, ms (the planner's share of a call, as World's default). */
-export const FLOOR_REQUEST_MS = 10_000;
+const FLOOR_REQUEST_MS = 10_000;
 
 /** Connections per pool: World's openPostgres default. */
 const FLOOR_POOL_MAX = 10;

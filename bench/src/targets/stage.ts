@@ -55,7 +55,7 @@ async function freePort(): Promise<number> {
  * Starts a JetStream NATS server of the repository's config on a free loopback port, its store
  * under `root/<dir>`; the caller waits for its ready line and stops it.
  */
-export async function startNats(
+async function startNats(
   root: string,
   dir: string,
 ): Promise<{ nats: BenchProcess; natsPort: number }> {

@@ -1,7 +1,12 @@
 import { SHUTDOWN_DRAIN_MS } from '@world/contracts';
 import { runMain } from './config.js';
 import { serviceLogger } from './logger.js';
-import { closeOnSignal, startHealthFromEnv, type HealthEnv, type RunningService } from './service.js';
+import {
+  closeOnSignal,
+  startHealthFromEnv,
+  type HealthEnv,
+  type RunningService,
+} from './service.js';
 import { startTelemetry } from './telemetry.js';
 
 /** What a service's process start hands to serveProcess. */

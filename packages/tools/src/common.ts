@@ -366,7 +366,10 @@ export function defineFileTool(spec: FileToolSpec): ToolDefinition {
     output: spec.output,
     refusal: (a) =>
       requiredStringRefusal(a, 'path') ??
-      names.reduce<string | undefined>((r, name) => r ?? requiredStringRefusal(a, name), undefined) ??
+      names.reduce<string | undefined>(
+        (r, name) => r ?? requiredStringRefusal(a, name),
+        undefined,
+      ) ??
       pathRefusal(a.path as string),
     payload: (a) => ({
       op: spec.op,

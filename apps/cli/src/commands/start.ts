@@ -141,22 +141,24 @@ async function startLocked(
   paths: ReturnType<typeof worldPaths>,
   env: NodeJS.ProcessEnv,
 ): Promise<System> {
-  const callDeadlineMs = config.callDeadlineMs;
-  const broker = {
-    examplesDir: config.examplesDir,
-    runAllowCaps: config.runAllowCaps,
-    netAllow: config.netAllow,
-    netAllowHttp: config.netAllowHttp,
+  // What both modes start with: the edge's settings and the broker's operator gates.
+  const common = {
+    paths,
+    bind: config.bind,
+    bindPublic: config.bindPublic,
+    publicReads: config.publicReads,
+    callDeadlineMs: config.callDeadlineMs,
+    broker: {
+      examplesDir: config.examplesDir,
+      runAllowCaps: config.runAllowCaps,
+      netAllow: config.netAllow,
+      netAllowHttp: config.netAllowHttp,
+    },
   };
   const distributed = Boolean(env.NATS_URL) && Boolean(env.DATABASE_URL);
   const system = distributed
     ? await startDistributedInProcess({
-        paths,
-        bind: config.bind,
-        bindPublic: config.bindPublic,
-        publicReads: config.publicReads,
-        callDeadlineMs,
-        broker,
+        ...common,
         natsUrl: env.NATS_URL!,
         prefix: env.WORLD_SUBJECT_PREFIX ?? 'world',
         database: await openPostgres(env.DATABASE_URL!, {
@@ -165,12 +167,7 @@ async function startLocked(
         dbPath: redactUrl(env.DATABASE_URL!),
       })
     : await startEmbedded({
-        paths,
-        bind: config.bind,
-        bindPublic: config.bindPublic,
-        publicReads: config.publicReads,
-        callDeadlineMs,
-        broker,
+        ...common,
         // The embedded server's notices are log lines like the services' (JSON unless stdout is a
         // terminal), so a non-TTY start-up stays one JSON line per record before the banner.
         say: (line) => serviceLogger('world').info(line.replace(/^world: /, '')),

@@ -7,6 +7,7 @@ import { desc, eq, gte, inArray, lte, max, notExists, sql } from 'drizzle-orm';
 import type { LogEntry, Ref } from '@world/canonical';
 import type { DatabaseHandle } from '@world/runtime';
 import { SELECTED_HEAD, commitObjects, heads, logEntries, objects } from '../db/schema.js';
+import { entryOfRow } from '../db/entry-row.js';
 import { storedRef } from '../db/statements.js';
 
 /** The head row's position. */
@@ -42,18 +43,7 @@ export class IntegrityRepository {
       .where(lte(logEntries.entryIndex, atOrBelow))
       .orderBy(desc(logEntries.entryIndex))
       .limit(limit);
-    return rows.map((row) => ({
-      header: {
-        entryIndex: row.entryIndex,
-        semanticsEpoch: row.semanticsEpoch,
-        transitionFn: storedRef(row.transitionFn),
-        interpreter: storedRef(row.interpreter),
-        prevEntryHash: storedRef(row.prevEntryHash),
-        writtenBy: row.writtenBy,
-      },
-      entryHash: storedRef(row.entryHash),
-      transitionRef: storedRef(row.transitionRef),
-    }));
+    return rows.map(entryOfRow);
   }
 
   /**

@@ -7,6 +7,7 @@ import { and, asc, eq, gt, gte, type SQL } from 'drizzle-orm';
 import type { LogEntry, Ref, World } from '@world/canonical';
 import { DATABASE, type DatabaseHandle } from '@world/runtime';
 import { SELECTED_HEAD, heads, logEntries, objects, worlds } from '../db/schema.js';
+import { ENTRY_COLUMNS, entryOfRow } from '../db/entry-row.js';
 import { storedRef } from '../db/statements.js';
 import { readableBy } from './ownership.js';
 
@@ -17,34 +18,6 @@ export interface StoredObject {
   semanticId: string;
   provenance: string;
   payload?: Buffer;
-}
-
-const entryColumns = {
-  entryIndex: logEntries.entryIndex,
-  entryHash: logEntries.entryHash,
-  semanticsEpoch: logEntries.semanticsEpoch,
-  transitionFn: logEntries.transitionFn,
-  interpreter: logEntries.interpreter,
-  prevEntryHash: logEntries.prevEntryHash,
-  writtenBy: logEntries.writtenBy,
-  transitionRef: logEntries.transitionRef,
-};
-
-type EntryRow = { [K in keyof typeof entryColumns]: (typeof logEntries.$inferSelect)[K] };
-
-function toEntry(row: EntryRow): LogEntry {
-  return {
-    header: {
-      entryIndex: row.entryIndex,
-      semanticsEpoch: row.semanticsEpoch,
-      transitionFn: storedRef(row.transitionFn),
-      interpreter: storedRef(row.interpreter),
-      prevEntryHash: storedRef(row.prevEntryHash),
-      writtenBy: row.writtenBy,
-    },
-    entryHash: storedRef(row.entryHash),
-    transitionRef: storedRef(row.transitionRef),
-  };
 }
 
 function toWorld(row: typeof worlds.$inferSelect): World {
@@ -147,20 +120,20 @@ export class ReadsRepository {
   /** One log entry, or null. */
   async entry(index: number): Promise<LogEntry | null> {
     const [row] = await this.db
-      .select(entryColumns)
+      .select(ENTRY_COLUMNS)
       .from(logEntries)
       .where(eq(logEntries.entryIndex, index));
-    return row === undefined ? null : toEntry(row);
+    return row === undefined ? null : entryOfRow(row);
   }
 
   /** Up to `limit` entries at or after `from`, ascending by index (not yet cut at a gap). */
   async entriesFrom(from: number, limit: number): Promise<LogEntry[]> {
     const rows = await this.db
-      .select(entryColumns)
+      .select(ENTRY_COLUMNS)
       .from(logEntries)
       .where(gte(logEntries.entryIndex, from))
       .orderBy(asc(logEntries.entryIndex))
       .limit(limit);
-    return rows.map(toEntry);
+    return rows.map(entryOfRow);
   }
 }

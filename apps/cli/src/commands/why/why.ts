@@ -25,7 +25,7 @@ import {
 } from '@world/why';
 
 /** Options of `why`. */
-export interface WhyOptions {
+interface WhyOptions {
   scan?: string;
   json?: boolean;
   result?: string;
@@ -33,20 +33,14 @@ export interface WhyOptions {
 }
 
 /**
- * Runs `world why`.
- * @param stdin reads standard input (target `-`)
+ * Runs `world why` with runWhy's arguments: the target text, the options, the environment, the
+ * output, and a reader of standard input (target `-`); maps the walk's errors to CliError.
  * @returns the exit code: 0 all links hold, 3 any broken (1 is thrown as NotFoundTarget)
  * @throws CliError exit 2 for a bad target or option, exit 1 when nothing is found
  */
-export async function why(
-  targetText: string | undefined,
-  options: WhyOptions,
-  env: NodeJS.ProcessEnv,
-  io: Output,
-  stdin: () => Promise<string>,
-): Promise<number> {
+export async function why(...args: Parameters<typeof runWhy>): Promise<number> {
   try {
-    return await runWhy(targetText, options, env, io, stdin);
+    return await runWhy(...args);
   } catch (err) {
     // The walk's own errors carry the exit code world-spec §7.3 gives them.
     if (err instanceof WhyError) throw new CliError(err.message, err.exitCode);
