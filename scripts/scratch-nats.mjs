@@ -15,7 +15,7 @@ const READY_TRIES = 100;
 const READY_PAUSE_MS = 50;
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
-export function freePort() {
+function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.on('error', reject);
@@ -26,7 +26,10 @@ export function freePort() {
   });
 }
 
-/** Whether a TCP connection to host:port opens within timeoutMs. */
+/**
+ * Whether a TCP connection to host:port opens within timeoutMs.
+ * @internal exported for scripts/test.mjs (the PostgreSQL check of `pnpm test`)
+ */
 export function answers(host, port, timeoutMs = 300) {
   return new Promise((resolve) => {
     const socket = connect({ host, port });

@@ -1,14 +1,6 @@
-export {
-  startBroker,
-  BROKER_MIGRATIONS_FOLDER,
-  BROKER_MIGRATIONS_TABLE,
-  BROKER_MIGRATION_LOCK_KEY,
-  type BrokerOptions,
-  type RunningBroker,
-} from './boot.js';
+export { startBroker } from './boot.js';
 export { BrokerEnv } from './config.js';
-export { classifySession } from './sessions/resolve-session.js';
-export { renderPolicy } from './policy/render-policy.js';
+/** @internal exported for apps/planner/test/e2e/system.ts */
 export { type EffectHandler } from './handlers/registry.js';
+/** @internal exported for apps/planner/test/e2e/system.ts */
 export { workspaceRead } from './handlers/workspace.js';
-export { BROKER_TOOL_REF } from './handlers/tool-identity.js';

@@ -1,2 +1,3 @@
-export { startLedger, type RunningLedger } from './boot.js';
+export { startLedger } from './boot.js';
+/** @internal exported for apps/cli/test/integration/compose.int-spec.ts */
 export { LedgerEnv } from './config.js';

@@ -8,14 +8,16 @@
  * - `Toolchain`, `AilangContext`, `AilangPolicy` — the interface and its inputs;
  * - `toolchainFromEnv(env)` — `binaryToolchain(AILANG_BIN)` when AILANG_BIN is set, else
  *   `embeddedToolchain()`;
- * - `classifyRunOutcome(raw)` / `RunOutcome` — the four run outcome shapes (world-internals §8.2);
- * - `RunEnvelopeError`, `OperatorGateError`, `ToolProcessError`, `PolicyMismatchError` — thrown
- *   by operations and recorded by the broker as failed effects (`AilangToolchainError` is their
- *   base class);
- * - `policyVariant` / `renderPolicyToml` / `policyDigest` — the per-cap-set run policies;
+ * - `renderPolicyToml` / `policyDigest` — the per-cap-set run policies; `CLI_OPS` — the
+ *   ailang-cli ops;
  * - `confinePath` / `toolRefusalText` / `hasExtraLinks` / `isInside` — World's one
  *   confinement rule (world-spec §2.3, §8.2), which the broker's workspace handlers, this
  *   package's sandbox and its toolchain path checks all apply (confine/resolve.ts).
+ *
+ * The toolchains themselves, the run outcome classifier and the errors operations throw
+ * (`RunEnvelopeError`, `OperatorGateError`, `ToolProcessError`, `PolicyMismatchError`, recorded
+ * by the broker as failed effects) are exported for this package's integration suites and the
+ * CLI's end-to-end suite only.
  *
  * Operation results (all `Record<string, unknown>`):
  * - aiCheck / builtinsList / examplesSearch / cli → `{ok:true, argv, exit_code, stdout, stderr}`
@@ -30,9 +32,13 @@ import { embeddedToolchain } from './toolchain/embedded.js';
 import type { Toolchain } from './toolchain/types.js';
 
 export type { AilangContext, AilangPolicy, Toolchain } from './toolchain/types.js';
+/** @internal exported for test/integration/*.int-spec.ts, apps/cli/test/e2e/ailang-tools.e2e-spec.ts */
 export { embeddedToolchain, EMBEDDED_VERSION } from './toolchain/embedded.js';
+/** @internal exported for test/integration/binary-adapter.int-spec.ts */
 export { binaryToolchain } from './toolchain/binary.js';
+/** @internal exported for test/integration/embedded-toolchain.int-spec.ts */
 export { classifyRunOutcome } from './policy/outcome.js';
+/** @internal exported for test/integration/binary-adapter.int-spec.ts, net.int-spec.ts */
 export {
   OperatorGateError,
   PolicyMismatchError,
@@ -41,6 +47,7 @@ export {
 } from './errors.js';
 export { policyDigest, renderPolicyToml } from './policy/policy.js';
 export { CLI_OPS } from './cli/ops.js';
+/** @internal exported for apps/cli/test/e2e/ailang-tools.e2e-spec.ts, embedded-toolchain.int-spec.ts */
 export { NO_CORPUS_REFUSAL } from './cli/examples.js';
 export { confinePath } from './confine/resolve.js';
 export { ConfineRaceError, openParent } from './confine/open.js';

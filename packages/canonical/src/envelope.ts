@@ -85,6 +85,7 @@ export function makeJsonObject(
 /**
  * Checks that an object's hash equals sha256(payload) and its envelope is well formed.
  * @throws ObjectHashMismatchError, InvalidEnvelopeError, InvalidRefError
+ * @internal exported for envelope.spec.ts
  */
 export function verifyObject(object: WorldObject): WorldObject {
   parseRef(object.hash, 'hash');

@@ -6,7 +6,10 @@ export type Ref = `sha256:${string}`;
 /** The only registered algorithm tag (world-internals §4). */
 const REF_ALGORITHM = 'sha256';
 const DIGEST_WIDTH = 64;
-/** The zero ref: syntactically valid but never a real object; refused wherever a write needs one. */
+/**
+ * The zero ref: syntactically valid but never a real object; refused wherever a write needs one.
+ * @internal exported for ref.spec.ts, apps/ledger/test/integration/ledger.int-spec.ts
+ */
 export const ZERO_REF: Ref = `sha256:${'0'.repeat(DIGEST_WIDTH)}`;
 
 /** A ref text that the strict parser refused; `field` names the input it came from. */

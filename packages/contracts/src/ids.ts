@@ -4,11 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import { BadRequestError } from './errors.js';
+import { TASK_ID_MAX_CHARS } from './limits.js';
 
 /** The episode id grammar without anchors, for ids that embed an episode (world-spec §2.1). */
 const EPISODE_ID_BODY = '[a-z0-9][a-z0-9-]{0,63}';
 /** The A2A task id / MCP idempotency key grammar without anchors (world-spec §6.5). */
-const TASK_ID_BODY = '[A-Za-z0-9._-]{1,128}';
+const TASK_ID_BODY = `[A-Za-z0-9._-]{1,${TASK_ID_MAX_CHARS}}`;
 
 /** Episode id grammar (world-spec §2.1). */
 export const EPISODE_ID = new RegExp(`^${EPISODE_ID_BODY}$`);
@@ -126,7 +127,10 @@ export function parseGrant(text: string): Grant {
   return { effect, scope, budget: Number(budgetText) };
 }
 
-/** The textual form of a grant. */
+/**
+ * The textual form of a grant.
+ * @internal exported for ids.spec.ts
+ */
 export function formatGrant(grant: Grant): string {
   return `${grant.effect}=${grant.scope}:${grant.budget}`;
 }

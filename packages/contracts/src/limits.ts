@@ -3,7 +3,10 @@
  * Sources: world-spec §10 and world-internals §9 unless stated.
  */
 
-/** Bytes in one mebibyte. */
+/**
+ * Bytes in one mebibyte.
+ * @internal exported for limits.spec.ts and the suites that size payloads (gateway a2a/rest/mcp int-specs, cli e2e)
+ */
 export const MiB = 1024 * 1024;
 
 /** Body of POST /a2a: 1 MiB (world-spec §6.5). */
@@ -22,6 +25,7 @@ export const NATS_MAX_PAYLOAD_BYTES = 8 * MiB;
  * Characters of the standard padded base64 of `bytes` bytes: 4 per 3 bytes, rounded up
  * (RFC 4648 §4). Object payloads travel so on the bus (world-spec §2.13 wire form).
  * @throws RangeError when bytes is not a non-negative integer
+ * @internal exported for limits.spec.ts, packages/runtime/src/nats-client.spec.ts
  */
 export function base64Length(bytes: number): number {
   if (!Number.isInteger(bytes) || bytes < 0)
@@ -44,7 +48,7 @@ export const SESSION_FILE_MAX_BYTES = 256;
 /** The gateway may cache a session resolution for at most 1 s (DESIGN.md §2). */
 export const SESSION_CACHE_MAX_MS = 1000;
 
-/** A2A task ids: 1-128 of [A-Za-z0-9._-] (world-spec §6.5). */
+/** A2A task ids: 1-128 of [A-Za-z0-9._-] (world-spec §6.5; the grammar in ids.ts). */
 export const TASK_ID_MAX_CHARS = 128;
 /** MCP invocations without a caller key get 32 random bytes as task id (world-spec §4.6). */
 export const MCP_TASK_ID_BYTES = 32;
@@ -62,6 +66,7 @@ export const PLAN_EFFECT_ID_MAX_CHARS = 16;
  * plan's and effect request's fields around their one payload. Measured on the real encoders
  * with every envelope string and id at its longest: 8 870 bytes of a 6 999 390-byte message
  * (packages/runtime/src/nats-client.spec.ts); 64 KiB leaves room for longer descriptor names.
+ * @internal exported for limits.spec.ts, packages/runtime/src/nats-client.spec.ts
  */
 export const COMMIT_MESSAGE_OVERHEAD_MAX_BYTES = 64 * 1024;
 
@@ -88,6 +93,7 @@ export const COMMIT_MESSAGE_MAX_BYTES =
  * output over it is refused as a failed effect by the broker (committed with its reason), so the
  * output the planner composes always fits INVOCATION_OUTPUT_MAX_BYTES and so the commit
  * (COMMIT_MESSAGE_MAX_BYTES): an effect never runs and then fails to commit for its size.
+ * @internal exported for limits.spec.ts
  */
 export const WORLD_BLOCK_MAX_BYTES = 16 * 1024;
 export const HANDLER_OUTPUT_MAX_BYTES = INVOCATION_OUTPUT_MAX_BYTES - WORLD_BLOCK_MAX_BYTES;
@@ -188,7 +194,6 @@ export function deadlineTable(totalMs: number = CALL_DEADLINE_MS): DeadlineTable
 }
 
 // ---------------------------------------------------------------- broker
-
 /**
  * An episode lease (DESIGN.md §2 "Per-episode serialization") lasts 3 s past its last renewal, so
  * a holder that is SIGKILLed stalls its episode for at most 3 s; while its call runs the holder
@@ -226,7 +231,6 @@ export const ATOMIC_WRITE_SUFFIX_BYTES = 8;
 export const CONFINE_SYMLINK_HOPS_MAX = 40;
 
 // ---------------------------------------------------------------- gateway
-
 /** The gateway's default port: it binds 127.0.0.1:7644 unless told otherwise (world-spec §10). */
 export const DEFAULT_HTTP_PORT = 7644;
 /** The largest TCP port number (RFC 793: a 16-bit field). */
@@ -260,12 +264,8 @@ export const HTTP_IDLE_TIMEOUT_MS = 5_000;
 export const HTTP_MAX_CONNECTIONS = 256;
 
 // ---------------------------------------------------------------- ailang (packages/ailang)
-
 /** AILANG's default call-depth ceiling (`--max-recursion-depth`, ailang.md §1.5). */
 export const AILANG_MAX_RECURSION_DEPTH = 10_000;
-/** timeout_ms of a policy that names none, and the largest it may name: 24 h (ailang.md §1.5). */
-export const AILANG_POLICY_TIMEOUT_DEFAULT_MS = 5_000;
-export const AILANG_POLICY_TIMEOUT_MAX_MS = 24 * 60 * 60 * 1000;
 /** Restricted-mode byte limits of an AILANG policy (ailang.md §1.5 policy TOML). */
 export const AILANG_MAX_SOURCE_BYTES = 1 * MiB;
 export const AILANG_MAX_MODULE_GRAPH_BYTES = 16 * MiB;
@@ -297,10 +297,15 @@ export const HANDLER_MAX_CONCURRENT = 8;
 export const AILANG_EXAMPLES_MAX_HITS = 20;
 
 // ---------------------------------------------------------------- live log tail and the `world` client verbs
-
-/** The gateway writes a whole response within 30 s (world-spec §10 "HTTP read / write timeouts"). */
+/**
+ * The gateway writes a whole response within 30 s (world-spec §10 "HTTP read / write timeouts").
+ * @internal exported for apps/gateway/src/provenance/log-stream.spec.ts
+ */
 export const HTTP_WRITE_TIMEOUT_MS = 30_000;
-/** What a live-tail run keeps free under the write timeout after its last read (world-internals §7.4). */
+/**
+ * What a live-tail run keeps free under the write timeout after its last read (world-internals §7.4).
+ * @internal exported for apps/gateway/src/provenance/log-stream.spec.ts, apps/cli/test/e2e/cli.e2e-spec.ts
+ */
 export const LOG_STREAM_MARGIN_MS = 2_000;
 /**
  * One `GET /v1/log/stream` run lasts at most 18 s = write timeout − read deadline − margin
@@ -324,7 +329,6 @@ export const CLI_PREVIEW_CHARS = 120;
 export const CLI_SHORT_REF_HEX = 8;
 
 // ---------------------------------------------------------------- operations (health, metrics, shutdown)
-
 /**
  * One readiness check (a PostgreSQL `SELECT 1` or a NATS round trip) that has not answered
  * within 2 s counts as failed: a probe must answer well inside an orchestrator's usual
@@ -371,7 +375,6 @@ export const INTEGRITY_SCAN_OBJECT_PAGE = 16;
 export const INTEGRITY_REPORT_MAX_PROBLEMS = 20;
 
 // ---------------------------------------------------------------- world up (apps/cli/src/system/up.ts)
-
 /** `world up` waits this long for every process to log "ready" before it stops them all. */
 export const UP_READY_TIMEOUT_MS = 60_000;
 /**
@@ -391,7 +394,6 @@ export const UP_RESTART_BACKOFF_MAX_MS = 30_000;
 export const UP_RESTART_STABLE_MS = 60_000;
 
 // ---------------------------------------------------------------- transparency log (packages/tlog)
-
 /**
  * A signed note with more signatures than this is refused unread: C2SP signed-note asks verifiers
  * to cap the count and to accept at least 16; 100 is golang.org/x/mod/sumdb/note's cap, room for

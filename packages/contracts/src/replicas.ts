@@ -21,7 +21,7 @@ export const REPLICA_SURVEY_INTERVAL_MS = 5_000;
 const Count = z.number().int().nonnegative();
 
 /** A start-up integrity scan's report (IntegrityReport in stored.ts), as a replica sends it. */
-export const IntegrityReportSchema = z.object({
+const IntegrityReportSchema = z.object({
   state: z.enum(['scanning', 'clean', 'mismatch']),
   scanned: Count,
   mismatches: Count,
@@ -35,7 +35,7 @@ export const IntegrityReportSchema = z.object({
  * bound (seconds, ascending, as LATENCY_BUCKETS_SECONDS; the last bound `+Inf` is `null`),
  * as Prometheus keeps them.
  */
-export const PhaseHistogramSchema = z.object({
+const PhaseHistogramSchema = z.object({
   phase: z.string().min(1),
   buckets: z.array(z.object({ le: z.number().positive().nullable(), count: Count })),
   count: Count,

@@ -61,7 +61,10 @@ const Health = z.object({ service: z.string(), status: z.literal('ok'), replica:
 
 // ---------------------------------------------------------------- ledger
 
-/** A coordinator commit: the ledger assigns index and previous hash (DESIGN.md §7.1). */
+/**
+ * A coordinator commit: the ledger assigns index and previous hash (DESIGN.md §7.1).
+ * @internal exported for packages/runtime/src/nats-client.spec.ts
+ */
 export const LedgerCommitRequest = z.object({
   invocationId: z.string().min(1),
   writtenBy: z.string().min(1).max(256),
@@ -353,7 +356,10 @@ export type ReceiptOf<S extends SubjectName> = (typeof CONTRACTS)[S] extends {
   ? z.output<R>
   : never;
 
-/** The service that owns (answers) a subject: its first segment. */
+/**
+ * The service that owns (answers) a subject: its first segment.
+ * @internal exported for parse.spec.ts
+ */
 export function ownerOf(subject: SubjectName): 'ledger' | 'broker' | 'planner' | 'gateway' {
   return subject.slice(0, subject.indexOf('.')) as 'ledger' | 'broker' | 'planner' | 'gateway';
 }

@@ -38,7 +38,10 @@ export function runMain(main: () => Promise<void>): void {
   });
 }
 
-/** The levels WORLD_LOG_LEVEL may name (pino's, lowest to highest, and `silent`). */
+/**
+ * The levels WORLD_LOG_LEVEL may name (pino's, lowest to highest, and `silent`).
+ * @internal exported for config.spec.ts
+ */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 /** A valid WORLD_LOG_LEVEL. */
 export type LogLevelName = (typeof LOG_LEVELS)[number];

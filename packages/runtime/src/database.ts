@@ -70,10 +70,14 @@ export interface PostgresOptions {
  * of a killed process that waits on a row lock would still run and commit once the lock frees.
  * With it, such a statement is cancelled within this interval of the death, the same window a
  * crash right after sending COMMIT leaves.
+ * @internal exported for test/integration/database.int-spec.ts, apps/broker/test/integration/tx1-orphan.int-spec.ts
  */
 export const CLIENT_CHECK_INTERVAL_MS = 50;
 
-/** The session settings every PostgreSQL connection of World starts with (libpq `options`). */
+/**
+ * The session settings every PostgreSQL connection of World starts with (libpq `options`).
+ * @internal exported for apps/broker/test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts, apps/ledger/test/integration/fast-commit-orphan.int-spec.ts
+ */
 export const POSTGRES_SESSION_OPTIONS = `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}`;
 
 /**

@@ -69,7 +69,10 @@ export function serviceLogger(service: string): Logger {
   return logger.child({ service });
 }
 
-/** Lines captured by captureLogs. */
+/**
+ * Lines captured by captureLogs.
+ * @internal exported for the suites that read what services log (logger.spec.ts, call-context.int-spec.ts, …)
+ */
 export interface LogCapture {
   /** every line written since the capture started, parsed */
   readonly records: Array<Record<string, unknown>>;
@@ -82,6 +85,7 @@ export interface LogCapture {
  * raises the level so they are written. Child loggers follow the root's level unless they set
  * their own, so loggers made before the capture are captured too.
  * @param level the level to log at while capturing (default `info`)
+ * @internal exported for the suites that read what services log (logger.spec.ts, integrity.spec.ts, call-context.int-spec.ts and the apps' test suites)
  */
 export function captureLogs(level: Level = 'info'): LogCapture {
   const records: Array<Record<string, unknown>> = [];

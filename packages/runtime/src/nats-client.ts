@@ -34,6 +34,7 @@ import { currentCallMeta } from './trace.js';
  * meta (trace parent, invocation id), as JSON, and `receipt: true` when the caller asks its taker
  * for a receipt (receipt.ts). NatsRpcClient sends exactly this; the commit size bound
  * (COMMIT_MESSAGE_MAX_BYTES) is measured with it.
+ * @internal exported for nats-client.spec.ts
  */
 export function requestPacket(subject: RequestSubject, data: unknown, receipt = false): string {
   return JSON.stringify({

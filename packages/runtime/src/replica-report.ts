@@ -25,7 +25,7 @@ export interface ReplicaIdentity {
  * This process's `world_phase_seconds` histograms of one replica, one per phase it observed,
  * phases in name order, buckets ascending with `+Inf` last as `le: null`.
  */
-export async function phaseHistograms(replica: string): Promise<PhaseHistogram[]> {
+async function phaseHistograms(replica: string): Promise<PhaseHistogram[]> {
   const { values } = await worldMetrics().phaseSeconds.get();
   const byPhase = new Map<string, PhaseHistogram>();
   for (const v of values) {
@@ -47,7 +47,7 @@ export async function phaseHistograms(replica: string): Promise<PhaseHistogram[]
 }
 
 /** The replica's report now (readiness runs its checks, each bounded by READINESS_CHECK_MS). */
-export async function replicaReport(
+async function replicaReport(
   id: ReplicaIdentity,
   now: () => number = Date.now,
 ): Promise<ReplicaReport> {

@@ -19,7 +19,10 @@ const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 let provider: NodeTracerProvider | undefined;
 
-/** Whether the environment asks for trace export (see the module comment). */
+/**
+ * Whether the environment asks for trace export (see the module comment).
+ * @internal exported for telemetry.spec.ts
+ */
 export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
   if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return false;

@@ -105,7 +105,10 @@ export function adoptInvocationId(invocationId: string): void {
   }
 }
 
-/** The current W3C traceparent (the current span's, else a forwarded one), if any. */
+/**
+ * The current W3C traceparent (the current span's, else a forwarded one), if any.
+ * @internal exported for trace.spec.ts
+ */
 export function currentTraceparent(): string | undefined {
   const store = storage.getStore();
   if (store === undefined) return undefined;

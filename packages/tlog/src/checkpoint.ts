@@ -32,6 +32,7 @@ function checkLine(value: string, what: string): void {
  * The note text of a checkpoint (C2SP tlog-checkpoint "Note text").
  * @throws CheckpointFormatError for an empty or multi-line origin or extension, a size that is
  *   not a tree size, or a root hash that is not 32 bytes
+ * @internal exported for checkpoint.spec.ts
  */
 export function formatCheckpoint(checkpoint: Checkpoint): string {
   checkLine(checkpoint.origin, 'origin');

@@ -75,6 +75,7 @@ function typed(publicKey: Uint8Array): Buffer {
  * The verifier key text of an Ed25519 public key: `<name>+<key ID hex>+<base64(0x01 ‖ key)>`
  * (golang.org/x/mod/sumdb/note, "Verifying Notes").
  * @throws KeyFormatError for an invalid name or a key that is not 32 bytes
+ * @internal exported for keys.spec.ts
  */
 export function verifierKey(name: string, publicKey: Uint8Array): string {
   if (!isValidKeyName(name)) throw new KeyFormatError(nameProblem('verifier key', name));
@@ -90,6 +91,7 @@ export function verifierKey(name: string, publicKey: Uint8Array): string {
  * @returns skey: `PRIVATE+KEY+<name>+<id>+<base64(0x01 ‖ seed)>` (secret: file mode 0600, never
  *   logged); vkey: the verifier key to publish
  * @throws KeyFormatError for an invalid name
+ * @internal exported for keys.spec.ts, note.spec.ts, checkpoint.spec.ts, tlog-proof.spec.ts, apps/gateway/src/workbench/proof-section.spec.ts, apps/cli/test/e2e/transparency.e2e-spec.ts
  */
 export function generateNoteKey(name: string): { skey: string; vkey: string } {
   if (!isValidKeyName(name)) throw new KeyFormatError(nameProblem('signer key', name));

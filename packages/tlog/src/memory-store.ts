@@ -7,6 +7,7 @@ import { type GetNodes } from './proofs.js';
  * An in-memory node table with the same contract as the ledger's: nodes keyed by (level, index),
  * each written once, read in batches. For tests, benchmarks and offline recomputation (e.g.
  * rebuilding a tree from every entry header to compare roots).
+ * @internal exported for the tree suites (proofs.spec.ts, verify.spec.ts, tlog-proof.spec.ts, test/*.spec.ts) and bench/tree.bench.mjs
  */
 export class MemoryNodeStore {
   private readonly nodes = new Map<string, Buffer>();

@@ -150,6 +150,7 @@ async function run(plan: ProofPlan, getNodes: GetNodes): Promise<Buffer[]> {
  * The inclusion proof of leaf `index` in the tree of `size` leaves, leaf side first
  * (RFC 9162 §2.1.3.1), from one getNodes call (none for size 1).
  * @throws TreeRangeError for a bad index/size; NodeStoreError for a bad getter answer
+ * @internal exported for proofs.spec.ts, test/vectors.spec.ts, bench/tree.bench.mjs
  */
 export function inclusionProof(index: number, size: number, getNodes: GetNodes): Promise<Buffer[]> {
   return run(inclusionPlan(index, size), getNodes);

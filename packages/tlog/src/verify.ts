@@ -59,6 +59,7 @@ const countSteps = (fn: number, sn: number): number => walk(fn, sn, () => undefi
  * @param proof the audit path, leaf side first (RFC 9162 §2.1.3.1)
  * @throws InclusionProofError: `range` for an index not below the size, `hash-size` for a hash
  *   not of 32 bytes, `length` for a path of the wrong length for (index, size)
+ * @internal exported for verify.spec.ts, tlog-proof.spec.ts
  */
 export function rootFromInclusionProof(
   leafHash: Uint8Array,

@@ -36,6 +36,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
  * inner `-` (`a/-b.ail`) are legal. Only a clear early refusal: confinement is the handler's.
  * @param path the caller's path argument
  * @returns whether the plan may name this path
+ * @internal exported for common.spec.ts, registry.spec.ts
  */
 export function checkPath(path: string): boolean {
   return (

@@ -1,12 +1,8 @@
 import { canonicalJson, refOf } from '@world/canonical';
-import {
-  checkFinishOutput,
-  checkPath,
-  checkPlan,
-  TOOLS,
-  toolById,
-  type EffectResult,
-} from './index.js';
+import { checkPath } from './common.js';
+import { checkFinishOutput, checkPlan, TOOLS } from './index.js';
+import { toolById } from './registry.js';
+import type { EffectResult } from './types.js';
 
 /** world-spec §3.0 summary table, in order: id, title, effects, argument names, finish. */
 const TABLE = [

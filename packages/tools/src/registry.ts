@@ -26,7 +26,10 @@ export const TOOLS: readonly ToolDefinition[] = Object.freeze([
 
 const BY_ID = new Map(TOOLS.map((tool) => [tool.id, tool]));
 
-/** The tool with this id (= MCP tool name = A2A skill id), or undefined. */
+/**
+ * The tool with this id (= MCP tool name = A2A skill id), or undefined.
+ * @internal exported for registry.spec.ts
+ */
 export function toolById(id: string): ToolDefinition | undefined {
   return BY_ID.get(id);
 }

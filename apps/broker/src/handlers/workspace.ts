@@ -24,7 +24,10 @@ type FileVerb = 'read' | 'write' | 'edit';
 /** The symbolic scope every workspace tool asks for (world-spec §2.7, §3.0). */
 const WORKTREE_SCOPE = 'worktree';
 
-/** `Workspace.Read`: op `read` → `{ok:true, content}` | `{ok:false, refused}` (world-spec §3.1). */
+/**
+ * `Workspace.Read`: op `read` → `{ok:true, content}` | `{ok:false, refused}` (world-spec §3.1).
+ * @internal exported for workspace.spec.ts
+ */
 export const workspaceRead: EffectHandler = {
   ops: ['read'],
   scopes: [WORKTREE_SCOPE],

@@ -8,6 +8,7 @@ export type CredentialResolution = ReplyOf<'broker.session.resolve'>;
 /**
  * Classifies a stored session at `now` (epoch ms): none → unknown; else its contracts
  * `sessionStatus` (revoked, expired), and a live one → ok with its grants (world-spec §2.2). Pure.
+ * @internal exported for test/integration/sessions.int-spec.ts
  */
 export function classifySession(row: SessionRow | null, now: number): CredentialResolution {
   if (row === null) return { status: 'unknown' };

@@ -10,7 +10,9 @@ import {
   type RequestOf,
   READ_ALL,
 } from '@world/contracts';
-import { BROKER_TOOL_REF, renderPolicy, type EffectHandler } from '../../src/index.js';
+import { BROKER_TOOL_REF } from '../../src/handlers/tool-identity.js';
+import type { EffectHandler } from '../../src/handlers/registry.js';
+import { renderPolicy } from '../../src/policy/render-policy.js';
 import { EffectsRepository } from '../../src/effects/effects.repository.js';
 import {
   allowedRead,

@@ -6,7 +6,7 @@
  * every fence distinct.
  */
 import type { ReplyOf } from '@world/contracts';
-import { startBroker, type RunningBroker } from '../../src/index.js';
+import { startBroker, type RunningBroker } from '../../src/boot.js';
 import { EffectsRepository } from '../../src/effects/effects.repository.js';
 import { executeRequest, RPC_TIMEOUT_MS, startHarness, type Harness } from '../support/harness.js';
 

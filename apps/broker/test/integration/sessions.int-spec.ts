@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError, NotFoundError, credentialIdOf, parseBearer } from '@world/contracts';
 import { eventually } from '@world/testing';
-import { classifySession } from '../../src/index.js';
+import { classifySession } from '../../src/sessions/resolve-session.js';
 import { SessionsRepository } from '../../src/sessions/sessions.repository.js';
 import { MODES, RPC_TIMEOUT_MS, startHarness, type Harness } from '../support/harness.js';
 

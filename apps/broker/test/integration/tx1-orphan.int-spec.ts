@@ -13,7 +13,7 @@ import {
   BROKER_MIGRATIONS_FOLDER,
   BROKER_MIGRATIONS_TABLE,
   BROKER_MIGRATION_LOCK_KEY,
-} from '../../src/index.js';
+} from '../../src/boot.js';
 import { EffectsRepository } from '../../src/effects/effects.repository.js';
 import { allowedRead } from '../support/harness.js';
 

@@ -12,7 +12,7 @@ import {
   BROKER_MIGRATIONS_FOLDER,
   BROKER_MIGRATIONS_TABLE,
   BROKER_MIGRATION_LOCK_KEY,
-} from '../../src/index.js';
+} from '../../src/boot.js';
 import { effectRecord, effectRecordObject } from '../../src/effects/effect-objects.js';
 import type { RecordRow } from '../../src/effects/effect-start.js';
 import { EffectsRepository } from '../../src/effects/effects.repository.js';

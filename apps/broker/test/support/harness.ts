@@ -11,7 +11,7 @@ import {
   type TransportConfig,
 } from '@world/runtime';
 import { createTestDatabase, testNatsUrl, uniquePrefix } from '@world/testing';
-import { startBroker, type BrokerOptions, type RunningBroker } from '../../src/index.js';
+import { startBroker, type BrokerOptions, type RunningBroker } from '../../src/boot.js';
 import { effectRequestObject } from '../../src/effects/effect-objects.js';
 import type { EffectStart } from '../../src/effects/effect-start.js';
 

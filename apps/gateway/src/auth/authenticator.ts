@@ -44,7 +44,10 @@ function holdsCommitGrant(session: Session, now: number): boolean {
   return session.grants.some((g) => grantDenial({ ...g, remaining: g.budget }, ask) === null);
 }
 
-/** Client texts of the operator routes' refusals. */
+/**
+ * Client texts of the operator routes' refusals.
+ * @internal exported for test/integration/operator.int-spec.ts
+ */
 export const OPERATOR_MESSAGES = {
   absent: 'an operator credential is required: send Authorization: Bearer <operator-token>',
   unknown: 'unknown operator credential',

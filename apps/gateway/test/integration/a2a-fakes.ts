@@ -19,7 +19,7 @@ import {
   type ReplyOf,
 } from '@world/contracts';
 import { InProcessBus, startMicroservice, type TransportConfig } from '@world/runtime';
-import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/index.js';
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/boot.js';
 import { FakeWorld, RecordingLog, hex, ref, type InvokeBehaviour } from './fake-world.js';
 
 /** One committed fake invocation. */

@@ -25,12 +25,8 @@ import {
   type ToolDescriptor,
 } from '@world/contracts';
 import { InProcessBus, startMicroservice, type TransportConfig } from '@world/runtime';
-import {
-  startGateway,
-  type GatewayOptions,
-  type LogSink,
-  type RunningGateway,
-} from '../../src/index.js';
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/boot.js';
+import type { LogSink } from '../../src/log.js';
 
 export const ref = (c: string): `sha256:${string}` => `sha256:${c.repeat(64)}`;
 export const hex = (c: string): string => c.repeat(64);

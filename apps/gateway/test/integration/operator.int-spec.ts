@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MESSAGES, credentialIdOf } from '@world/contracts';
 import { ConfigError, InProcessBus } from '@world/runtime';
-import { OPERATOR_MESSAGES, loadOperatorCredential, startGateway } from '../../src/index.js';
+import { OPERATOR_MESSAGES } from '../../src/auth/authenticator.js';
+import { loadOperatorCredential, startGateway } from '../../src/index.js';
 import { hex, startHarness, tool, type Harness } from './fake-world.js';
 
 const SESSION = hex('a');

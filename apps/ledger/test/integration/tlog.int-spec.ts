@@ -13,7 +13,7 @@ import {
   openCheckpointNote,
   uniquePrefix,
 } from '@world/testing';
-import { startLedger, type RunningLedger } from '../../src/index.js';
+import { startLedger, type RunningLedger } from '../../src/boot.js';
 import { MODES, RPC_TIMEOUT_MS, toolCall, type ModeSetup } from '../support.js';
 
 const opts = { timeoutMs: RPC_TIMEOUT_MS };

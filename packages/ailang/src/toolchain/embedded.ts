@@ -26,7 +26,10 @@ import type { AilangContext, Toolchain } from './types.js';
  * deadline; runs go through the supervisor and the same classifyRunOutcome as the binary.
  */
 
-/** The embedded subset's version line: parses as `AILANG v0.51.0-lite`, never as a release. */
+/**
+ * The embedded subset's version line: parses as `AILANG v0.51.0-lite`, never as a release.
+ * @internal exported for test/integration/embedded-toolchain.int-spec.ts (through the index)
+ */
 export const EMBEDDED_VERSION =
   'AILANG v0.51.0-lite (ts-subset: World embedded toolchain, not the ailang binary)';
 
