@@ -292,15 +292,14 @@ export function formatTable(report: RunReport): string {
     '',
     `targets (${report.mode} run${report.mode === 'quick' ? ': smoke only, not judged' : ''}):`,
     ...checks,
-    ...(report.failures.length === 0
-      ? []
-      : [
-          '',
-          'Failed steps (the run went on without them):',
-          '',
-          ...report.failures.map((f) => `- ${f}`),
-        ]),
+    ...failedSteps(report.failures),
   ].join('\n');
+}
+
+/** The closing list of steps that failed (none: no lines), in both the printed and the markdown report. */
+function failedSteps(failures: string[]): string[] {
+  if (failures.length === 0) return [];
+  return ['', 'Failed steps (the run went on without them):', '', ...failures.map((f) => `- ${f}`)];
 }
 
 /** The same table as markdown, for bench/README.md. */
@@ -342,13 +341,6 @@ export function formatMarkdown(report: RunReport): string {
     ...cpuMd,
     '',
     ...checks,
-    ...(report.failures.length === 0
-      ? []
-      : [
-          '',
-          'Failed steps (the run went on without them):',
-          '',
-          ...report.failures.map((f) => `- ${f}`),
-        ]),
+    ...failedSteps(report.failures),
   ].join('\n');
 }

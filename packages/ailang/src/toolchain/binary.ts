@@ -23,8 +23,8 @@ import {
   assertSandboxIsWorktree,
   cacheDirOf,
   childEnv,
-  prepareRun,
   resolveRunPolicy,
+  type PreparedRun,
   type ResolvedRunPolicy,
 } from './context.js';
 import { runProcess, type ProcessResult } from './process.js';
@@ -235,12 +235,10 @@ class BinaryToolchain extends OpToolchain implements Toolchain {
     return this.policyTool(ctx, ctx.policyPath, request);
   }
 
-  async run(
+  protected async runPrepared(
     ctx: AilangContext,
-    payload: Record<string, unknown>,
+    prepared: PreparedRun,
   ): Promise<Record<string, unknown>> {
-    const prepared = prepareRun(ctx, payload);
-    if ('refused' in prepared) return prepared;
     const { run: p, resolved } = prepared;
     if (!resolved.isBase) writePolicyFile(resolved.path, resolved.bytes);
     await this.summary(ctx, resolved);

@@ -15,7 +15,12 @@ import { runOp, type OpJob } from '../cli/run-op.js';
 import { ToolProcessError } from '../errors.js';
 import { classifyRunOutcome } from '../policy/outcome.js';
 import { goDuration, superviseOp, superviseRun } from '../policy/supervisor.js';
-import { assertSandboxIsWorktree, childEnv, prepareRun, resolveRunPolicy } from './context.js';
+import {
+  assertSandboxIsWorktree,
+  childEnv,
+  resolveRunPolicy,
+  type PreparedRun,
+} from './context.js';
 import { OpToolchain } from './op-toolchain.js';
 import { runResult } from './run-result.js';
 import type { AilangContext, Toolchain } from './types.js';
@@ -155,12 +160,10 @@ class EmbeddedToolchain extends OpToolchain implements Toolchain {
     };
   }
 
-  async run(
+  protected async runPrepared(
     ctx: AilangContext,
-    payload: Record<string, unknown>,
+    prepared: PreparedRun,
   ): Promise<Record<string, unknown>> {
-    const prepared = prepareRun(ctx, payload);
-    if ('refused' in prepared) return prepared;
     const { run: p, resolved } = prepared;
     const policy = resolved.effective;
     const raw = await superviseRun(

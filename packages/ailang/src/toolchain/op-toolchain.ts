@@ -1,5 +1,6 @@
 import { NO_CORPUS_REFUSAL } from '../cli/examples.js';
 import { validateCliRequest, type CliRequest } from '../cli/ops.js';
+import { prepareRun, type PreparedRun } from './context.js';
 import type { AilangContext } from './types.js';
 
 /** A refused op request, as a handler output (world-spec §3.7, §3.8). */
@@ -9,8 +10,9 @@ type Refused = { ok: false; refused: string };
  * The op methods of the Toolchain interface (world-spec §3.4, §3.7, §3.8), written once for the
  * embedded subset and the binary: which request each method sends, the no-corpus refusal of
  * §3.7 (before anything runs, and for every `examples_*` op of ailang-cli), and the argument
- * refusals of validateCliRequest (cli/ops.ts). A toolchain states how it readies a context and
- * how it runs one validated request.
+ * refusals of validateCliRequest (cli/ops.ts); and `run`'s checks before a run starts
+ * (prepareRun). A toolchain states how it readies a context, how it runs one validated request
+ * and how it runs one prepared run.
  */
 export abstract class OpToolchain {
   /**
@@ -21,6 +23,21 @@ export abstract class OpToolchain {
 
   /** Runs one validated request: `{ok:true, argv, exit_code, stdout, stderr}` or a refusal. */
   protected abstract op(ctx: AilangContext, req: CliRequest): Promise<Record<string, unknown>>;
+
+  /** Runs one prepared run: the run result of run-result.ts (world-internals §8.2). */
+  protected abstract runPrepared(
+    ctx: AilangContext,
+    prepared: PreparedRun,
+  ): Promise<Record<string, unknown>>;
+
+  async run(
+    ctx: AilangContext,
+    payload: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const prepared = prepareRun(ctx, payload);
+    if ('refused' in prepared) return prepared;
+    return this.runPrepared(ctx, prepared);
+  }
 
   async aiCheck(ctx: AilangContext, payload: { path: string }): Promise<Record<string, unknown>> {
     await this.ready(ctx);
