@@ -32,6 +32,11 @@ const INTENT_STATE_COLUMNS = {
   status: effectOutcomes.status,
   recordRef: effectOutcomes.recordRef,
 };
+/** The join of an intent and its outcome: the same episode and ordinal (world-internals §5.5). */
+const OUTCOME_OF_INTENT = and(
+  eq(effectOutcomes.episodeId, effectIntents.episodeId),
+  eq(effectOutcomes.ordinal, effectIntents.ordinal),
+)!;
 /** An intent with its outcome (null while indeterminate). */
 export interface IntentState {
   invocationId: string;
@@ -250,13 +255,7 @@ export class EffectsRepository {
     const rows = await this.database.db
       .select(INTENT_STATE_COLUMNS)
       .from(effectIntents)
-      .leftJoin(
-        effectOutcomes,
-        and(
-          eq(effectOutcomes.episodeId, effectIntents.episodeId),
-          eq(effectOutcomes.ordinal, effectIntents.ordinal),
-        ),
-      )
+      .leftJoin(effectOutcomes, OUTCOME_OF_INTENT)
       .leftJoin(episodes, withEpisode ? eq(episodes.id, effectIntents.episodeId) : sql`false`)
       .where(where)
       .orderBy(asc(effectIntents.episodeId), asc(effectIntents.ordinal));
@@ -328,13 +327,7 @@ export function outcomesAfterQuery(
   return database.db
     .select({ ...INTENT_STATE_COLUMNS, logicalTime: effectIntents.logicalTime })
     .from(effectIntents)
-    .innerJoin(
-      effectOutcomes,
-      and(
-        eq(effectOutcomes.episodeId, effectIntents.episodeId),
-        eq(effectOutcomes.ordinal, effectIntents.ordinal),
-      ),
-    )
+    .innerJoin(effectOutcomes, OUTCOME_OF_INTENT)
     .where(
       and(
         sql`(${effectIntents.logicalTime}, ${effectIntents.episodeId}, ${effectIntents.ordinal})
