@@ -34,17 +34,17 @@ import type { BrokerSettings } from './settings.js';
 
 /**
  * drizzle-kit migrations of schema `broker` (apps/broker/drizzle, beside src/ and dist/).
- * @internal exported for test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts
+ * @internal exported for test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts, outcome-order.int-spec.ts
  */
 export const BROKER_MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 /**
  * Journal table of the broker's migrations, in schema `drizzle`.
- * @internal exported for test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts
+ * @internal exported for test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts, outcome-order.int-spec.ts
  */
 export const BROKER_MIGRATIONS_TABLE = '__drizzle_migrations_broker';
 /**
  * Advisory lock key of the broker's migrations: ASCII "brkr" (one fixed key per service).
- * @internal exported for test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts
+ * @internal exported for test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts, outcome-order.int-spec.ts
  */
 export const BROKER_MIGRATION_LOCK_KEY = 0x62726b72;
 

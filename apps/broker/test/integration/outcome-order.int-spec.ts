@@ -11,7 +11,7 @@ import {
   BROKER_MIGRATIONS_FOLDER,
   BROKER_MIGRATIONS_TABLE,
   BROKER_MIGRATION_LOCK_KEY,
-} from '../../src/index.js';
+} from '../../src/boot.js';
 import { EffectsRepository, outcomesAfterQuery } from '../../src/effects/effects.repository.js';
 
 const EPISODES = 200;
