@@ -5,8 +5,7 @@
 
 /**
  * Bytes in one mebibyte.
- * @internal exported for limits.spec.ts and the suites that size payloads (gateway a2a/rest/mcp int-specs, cli e2e)
- */
+ * @internal exported for limits.spec.ts and the suites that size payloads (gateway a2a/rest/mcp int-specs, cli e2e) */
 export const MiB = 1024 * 1024;
 
 /** Body of POST /a2a: 1 MiB (world-spec §6.5). */
@@ -299,13 +298,11 @@ export const AILANG_EXAMPLES_MAX_HITS = 20;
 // ---------------------------------------------------------------- live log tail and the `world` client verbs
 /**
  * The gateway writes a whole response within 30 s (world-spec §10 "HTTP read / write timeouts").
- * @internal exported for apps/gateway/src/provenance/log-stream.spec.ts
- */
+ * @internal exported for apps/gateway/src/provenance/log-stream.spec.ts */
 export const HTTP_WRITE_TIMEOUT_MS = 30_000;
 /**
  * What a live-tail run keeps free under the write timeout after its last read (world-internals §7.4).
- * @internal exported for apps/gateway/src/provenance/log-stream.spec.ts, apps/cli/test/e2e/cli.e2e-spec.ts
- */
+ * @internal exported for apps/gateway/src/provenance/log-stream.spec.ts, apps/cli/test/e2e/cli.e2e-spec.ts */
 export const LOG_STREAM_MARGIN_MS = 2_000;
 /**
  * One `GET /v1/log/stream` run lasts at most 18 s = write timeout − read deadline − margin
