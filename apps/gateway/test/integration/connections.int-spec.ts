@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { INestMicroservice } from '@nestjs/common';
-import { HTTP_MAX_CONNECTIONS, MESSAGES } from '@world/contracts';
+import { HTTP_IDLE_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, MESSAGES } from '@world/contracts';
 import { startMicroservice, type TransportConfig } from '@world/runtime';
 import {
   eventually,
@@ -198,6 +198,43 @@ describe('the gateway process: idle and surplus connections, and what a shutdown
     gateway.kill('SIGTERM');
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
   }, 90_000);
+
+  it('keeps a kept-alive connection open past the Keep-Alive timeout it advertises, so a request sent at its edge is answered on it, then closes it idle', async () => {
+    await startGatewayProcess();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets: Socket[] = [];
+    let advertised: string | undefined;
+    const first = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${url}/readyz`, { agent }, (res) => {
+        advertised = res.headers['keep-alive'];
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.once('socket', (s) => sockets.push(s));
+      req.on('error', reject).end();
+    });
+    expect([first, advertised]).toEqual([200, `timeout=${HTTP_IDLE_TIMEOUT_MS / 1000}`]);
+    // One second past the advertised timeout: a client that trusted the hint a little too long
+    // (or whose request waited in a busy event loop) still gets its answer on this connection.
+    await new Promise((r) => setTimeout(r, HTTP_IDLE_TIMEOUT_MS + 1_000));
+    const second = await exchange(`${url}/readyz`, agent, 'GET', {}, undefined, (s) =>
+      sockets.push(s),
+    );
+    expect([second.kind === 'answer' ? second.status : second, sockets.length]).toEqual([200, 2]);
+    expect(sockets[1]).toBe(sockets[0]);
+    // Left idle, it is closed by the gateway (counted as idle).
+    await eventually(
+      () => (sockets[0]!.destroyed ? true : undefined),
+      15_000,
+      'the idle kept-alive connection to be closed',
+    );
+    expect(series(await metrics(), /^world_http_connections_closed_total\{.*reason="idle"/)).toBe(
+      1,
+    );
+    agent.destroy();
+    gateway.kill('SIGTERM');
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
 
   it('on SIGTERM takes no new call, also on kept-alive connections (503 ShuttingDown, Connection: close, readiness draining), answers the call in flight, then exits 0', async () => {
     await startGatewayProcess();
