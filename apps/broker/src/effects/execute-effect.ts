@@ -32,10 +32,21 @@ import {
 } from './effect-objects.js';
 import type { RecordRow } from './effect-start.js';
 import { EffectsRepository } from './effects.repository.js';
+import { LeaseTerm } from '../episodes/lease-term.js';
 import { runHandler, type HandlerRun } from './run-handler.js';
 import { StartEffect, chooseStart, leaseHoldOf } from './start-effect.js';
 
 const log = serviceLogger('broker');
+
+/**
+ * A handler that never started because this call's lease ran out first (a broker paused or
+ * starved past the ttl after tx1): a failed effect, recorded as such — its intent and spend
+ * stand, and no later call's effect is overwritten by a stale one.
+ */
+const LEASE_LAPSED_RUN: HandlerRun = {
+  ok: false,
+  reason: 'the episode lease lapsed before the handler could start; the effect did not run',
+};
 
 /** The denial label `world_budget_denials_total` counts (world-spec §2.8). */
 const BUDGET_DENIAL: DenialLabel = 'denied:budget';
@@ -60,7 +71,9 @@ type ExecuteReply = ReplyOf<'broker.effect.execute'>;
  *    read and writes the start with it (EffectsRepository.beginFree); otherwise, or when that
  *    finds the lease moved, the locking transaction above;
  * 3. the handler, bounded by handlerMs (an op outside its allowlist, a throw, a timeout or a
- *    malformed output is a failure; a policy refusal is an ordinary ok:false output);
+ *    malformed output is a failure; a policy refusal is an ordinary ok:false output) — and not
+ *    started at all, a failure, when the lease tx1 took has already lapsed (LeaseTerm: this
+ *    broker was paused or starved past its ttl, so a later call may own the episode now);
  *    crash point `after-handler`;
  * 4. tx2: result object (success only), record (succeeded or failed: the spend stands,
  *    incident 2), outcome (crash point `before-outcome` just before it); one statement, so
@@ -136,11 +149,17 @@ export class ExecuteEffect {
     }
     crashpoint('after-intent');
     // The lease taken in tx1 is short (EPISODE_LEASE_TTL_MS): renewed here until the reply, so
-    // it lapses soon after this process dies; losing it stops the handler.
+    // it lapses soon after this process dies; losing it stops the handler, and a term that ran
+    // out before the handler starts keeps it from starting (LeaseTerm).
     const leaseLost = new AbortController();
+    const term = begun.leaseUntil === undefined ? undefined : new LeaseTerm(begun.leaseUntil);
     const renewal =
       'acquire' in hold
-        ? this.lease.keep({ episodeId, fence, ...hold.acquire }, () => leaseLost.abort())
+        ? this.lease.keep(
+            { episodeId, fence, ...hold.acquire },
+            () => leaseLost.abort(),
+            (until) => term?.extend(until),
+          )
         : undefined;
     try {
       return await this.runAndRecord(request, handler, begun.ordinal!, fence, {
@@ -148,6 +167,7 @@ export class ExecuteEffect {
         budgetBefore: start.budgetBefore,
         context: { episodeId, worktree, scope, policy },
         leaseLost: leaseLost.signal,
+        term,
       });
     } finally {
       void renewal?.stop();
@@ -168,12 +188,17 @@ export class ExecuteEffect {
       budgetBefore: number;
       context: Parameters<typeof runHandler>[2];
       leaseLost: AbortSignal;
+      /** the lease this call took in tx1 (absent: a fenced call, whose lease is its caller's) */
+      term: LeaseTerm | undefined;
     },
   ): Promise<ExecuteReply> {
     const { episodeId, invocationId } = request;
     const { effect } = request.effect;
     const executeMark = startMark();
-    const ran = await runHandler(handler, request, step.context, step.leaseLost);
+    const ran =
+      step.term === undefined || step.term.held()
+        ? await runHandler(handler, request, step.context, step.leaseLost)
+        : LEASE_LAPSED_RUN;
     observePhase(this.replica, 'execute', executeMark);
     crashpoint('after-handler');
     if (!ran.ok) {

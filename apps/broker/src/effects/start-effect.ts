@@ -63,8 +63,12 @@ export interface StartJob {
   authorize: (spent: SpendMap) => Authorization;
 }
 
-/** What tx1 wrote, under which fence. */
-export type Started = BeginResult<Authorization>;
+/**
+ * What tx1 wrote, under which fence; a way that took the lease also says until when it holds it
+ * (epoch ms on this process's clock: the `now` of the attempt that took it plus the ttl, the
+ * expiry tx1 wrote). A fenced start leaves the caller's lease to the caller.
+ */
+export type Started = BeginResult<Authorization> & { leaseUntil?: number };
 
 /**
  * tx1 of `broker.effect.execute` by the way `chooseStart` picked (world-internals §5.2). Each way
@@ -106,13 +110,15 @@ export class StartEffect {
     const mark = startMark();
     const decided = job.authorize(job.spentAtRead);
     if (decided.kind !== 'allowed') return null;
+    const now = Date.now();
     const begun = await this.effects.beginFree(
       job.episodeId,
-      { holder: acquire.holder, ttlMs: acquire.ttlMs, now: Date.now(), freeFence: freeAt },
+      { holder: acquire.holder, ttlMs: acquire.ttlMs, now, freeFence: freeAt },
       decided,
     );
-    if (begun !== null) observePhase(this.replica, 'lease', mark);
-    return begun;
+    if (begun === null) return null;
+    observePhase(this.replica, 'lease', mark);
+    return { ...begun, leaseUntil: now + acquire.ttlMs };
   }
 
   /** The locking way: the lease taken in tx1 under the row lock, waiting while it is held. */
@@ -125,15 +131,20 @@ export class StartEffect {
       timed = true;
       observePhase(this.replica, 'lease', mark);
     };
+    // The `now` of the attempt that took the lease: the one that returned last.
+    let takenAt = 0;
     try {
-      return await this.lease.acquireVia(
+      const begun = await this.lease.acquireVia(
         { episodeId: job.episodeId, waitMs, caller, invocationId: job.invocationId },
-        (now) =>
-          this.effects.begin(job.episodeId, { acquire: { holder, ttlMs, now } }, (spent) => {
+        (now) => {
+          takenAt = now;
+          return this.effects.begin(job.episodeId, { acquire: { holder, ttlMs, now } }, (spent) => {
             leaseHeld();
             return job.authorize(spent);
-          }),
+          });
+        },
       );
+      return { ...begun, leaseUntil: takenAt + ttlMs };
     } finally {
       leaseHeld();
     }

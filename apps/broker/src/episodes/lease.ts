@@ -142,16 +142,18 @@ export class EpisodeLease {
    * (LeaseLostError: it lapsed and another call took it) calls `onLost` once and stops; any other
    * failure is logged and the next renewal tries again.
    * @param lease the episode, the holder and fence it holds, and the ttl it was taken with (ms)
+   * @param onRenewed given each renewal's new expiry (epoch ms), e.g. LeaseTerm.extend
    */
   keep(
     lease: { episodeId: string; holder: string; fence: number; ttlMs: number },
     onLost: () => void,
+    onRenewed: (expiresAt: number) => void = () => undefined,
   ): Renewal {
     const interval = Math.max(1, Math.min(EPISODE_LEASE_RENEW_MS, Math.floor(lease.ttlMs / 3)));
     return renewEvery(
       interval,
       async () => {
-        await this.renew(lease);
+        onRenewed((await this.renew(lease)).expiresAt);
       },
       (err) => {
         if (err instanceof LeaseLostError) {

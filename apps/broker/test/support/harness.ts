@@ -26,6 +26,8 @@ export interface Harness {
   broker: RunningBroker;
   rpc: RpcClient;
   database: DatabaseHandle;
+  /** the database's connection string, for a second connection of a test's own */
+  databaseUrl: string;
   transport: TransportConfig;
   worldHome: string;
   workspaceRoot: string;
@@ -69,6 +71,7 @@ export async function startHarness(
     broker,
     rpc,
     database,
+    databaseUrl: testDb.url,
     transport,
     worldHome,
     workspaceRoot: broker.settings.workspaceRoot,
