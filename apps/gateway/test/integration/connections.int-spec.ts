@@ -206,7 +206,7 @@ describe('the gateway process: idle and surplus connections, and what a shutdown
     let advertised: string | undefined;
     const first = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(`${url}/readyz`, { agent }, (res) => {
-        advertised = res.headers['keep-alive'];
+        advertised = String(res.headers['keep-alive']);
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
       });
