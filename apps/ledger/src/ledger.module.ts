@@ -17,6 +17,7 @@ import { GetObject, ListObjectsBySemanticId } from './reads/read-objects.js';
 import { ListUnrecorded, ReadTimeline, ReadTimelineRate } from './reads/read-timeline.js';
 import { ReadsController } from './reads/reads.controller.js';
 import { ReadsRepository } from './reads/reads.repository.js';
+import { LocateEntry, LocateRepository } from './reads/locate-entry.js';
 import { TimelineController } from './reads/timeline.controller.js';
 import { TimelineRepository } from './reads/timeline.repository.js';
 import { GetRegistryHead, PublishRegistryHead } from './registry/registry-heads.js';
@@ -67,6 +68,8 @@ export class LedgerModule {
         CommitRepository,
         ReadsRepository,
         TimelineRepository,
+        LocateRepository,
+        LocateEntry,
         JournalRepository,
         RegistryRepository,
         CommittedEvents,

@@ -112,6 +112,36 @@ const LedgerHeadReply = z.object({
   entryIndex: NonNegInt.nullable(),
 });
 
+/**
+ * The roles in which an invocation entry names a ref (`world why <ref>`, world-spec §7.3):
+ * `record` its transitionRef; the record's input, output and plan; an effect record of it; an
+ * effect record's request or result.
+ */
+export const REF_ROLES = [
+  'record',
+  'input',
+  'output',
+  'plan',
+  'effect',
+  'request',
+  'result',
+] as const;
+export type RefRole = (typeof REF_ROLES)[number];
+
+/**
+ * `ledger.log.locate`: the newest entry that names `ref` in one of `roles`, or the entry of
+ * invocation id `invocationId` (its record's invocationId); one of the two.
+ */
+const LedgerLocateRequest = z.union([
+  z.object({
+    scope: ReadScopeSchema,
+    ref: RefSchema,
+    roles: z.array(z.enum(REF_ROLES)).min(1),
+  }),
+  z.object({ scope: ReadScopeSchema, invocationId: z.string().min(1) }),
+]);
+const LedgerLocateReply = z.object({ entryIndex: NonNegInt.nullable() });
+
 const ReceiptStateSchema = z.enum(['not-started', 'indeterminate', 'resolved']);
 const LedgerReceiptReply = z.object({
   invocationId: z.string(),
@@ -258,6 +288,7 @@ export const CONTRACTS = {
     z.object({ from: NonNegInt, limit: z.number().int().positive() }),
     z.object({ items: z.array(LogEntrySchema) }),
   ),
+  'ledger.log.locate': rq(LedgerLocateRequest, LedgerLocateReply),
   'ledger.timeline': rq(LedgerTimelineRequest, LedgerTimelineReply),
   'ledger.timeline.unrecorded': rq(LedgerUnrecordedRequest, LedgerUnrecordedReply),
   'ledger.timeline.rate': rq(LedgerTimelineRateRequest, LedgerTimelineRateReply),

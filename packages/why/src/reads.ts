@@ -5,7 +5,7 @@
  * trusts a payload — callers re-hash it.
  */
 import type { LogEntry, World } from '@world/canonical';
-import { SEMANTIC_IDS } from '@world/contracts';
+import { SEMANTIC_IDS, type RefRole } from '@world/contracts';
 
 /** An object as stored: its envelope and its payload bytes. */
 export interface StoredObject {
@@ -27,6 +27,9 @@ export interface Receipt {
   resultRef?: string;
 }
 
+/** What Provenance.locate looks up: a ref in some roles, or an invocation id. */
+export type LocateQuery = { ref: string; roles: readonly RefRole[] } | { invocationId: string };
+
 /** The reads a provenance walk makes; `null` = not found (or not visible to the caller). */
 export interface Provenance {
   /** the selected head's world, null before genesis */
@@ -40,6 +43,11 @@ export interface Provenance {
   /** an object's envelope only (no payload) */
   envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null>;
   receipt(id: string): Promise<Receipt | null>;
+  /**
+   * the index of the newest entry naming the ref in one of the roles, or whose record carries the
+   * invocation id, among the entries whose record the caller may read (GET /v1/locate)
+   */
+  locate(query: LocateQuery): Promise<number | null>;
   /** true when the broker's own store holds this effect record (GET /v1/effects/{ref}) */
   brokerRecord(ref: string): Promise<boolean>;
   /** the planner's pin (GET /v1/health), null when unavailable */

@@ -64,7 +64,7 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
 
   it('takes an index as it is', async () => {
     const { ledger } = build();
-    expect(await locate(ledger, { kind: 'index', index: 2 }, { scan: 500 })).toEqual({
+    expect(await locate(ledger, { kind: 'index', index: 2 })).toEqual({
       index: 2,
       matchedBy: null,
     });
@@ -72,7 +72,7 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
 
   it('finds the head with its world', async () => {
     const { ledger, third } = build();
-    expect(await locate(ledger, { kind: 'head' }, { scan: 500 })).toEqual({
+    expect(await locate(ledger, { kind: 'head' })).toEqual({
       index: 4,
       world: third.world,
       matchedBy: 'the head',
@@ -82,7 +82,7 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
   it('finds a world ref through /v1/worlds, without a scan', async () => {
     const { ledger, second } = build();
     ledger.reads = 0;
-    expect(await locate(ledger, { kind: 'ref', ref: second.world.ref }, { scan: 500 })).toEqual({
+    expect(await locate(ledger, { kind: 'ref', ref: second.world.ref })).toEqual({
       index: 2,
       world: second.world,
       matchedBy: `world ${shortRef(second.world.ref)}`,
@@ -100,11 +100,11 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
     ['result', (b) => b.second.result!.hash, 'result'],
   ];
   it.each(roles)(
-    '§7.3 finds the entry of a %s ref by scanning back',
+    "§7.3 finds the entry of a %s ref by the ledger's lookup",
     async (_role, refOfRole, role) => {
       const b = build();
       const ref = refOfRole(b);
-      expect(await locate(b.ledger, { kind: 'ref', ref }, { scan: 500 })).toEqual({
+      expect(await locate(b.ledger, { kind: 'ref', ref })).toEqual({
         index: 2,
         matchedBy: `matched by ${role} ${shortRef(ref)}`,
       });
@@ -113,14 +113,15 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
 
   it('finds an invocation by its record invocationId', async () => {
     const { ledger } = build();
-    expect(
-      await locate(ledger, { kind: 'invocation', id: 'mcp:ep1:first' }, { scan: 500 }),
-    ).toEqual({ index: 1, matchedBy: 'invocation mcp:ep1:first' });
+    expect(await locate(ledger, { kind: 'invocation', id: 'mcp:ep1:first' })).toEqual({
+      index: 1,
+      matchedBy: 'invocation mcp:ep1:first',
+    });
   });
 
   it('finds a REST commit through its receipt', async () => {
     const { ledger, rest } = build();
-    expect(await locate(ledger, { kind: 'rest', id: 'rest:demo-1' }, { scan: 500 })).toEqual({
+    expect(await locate(ledger, { kind: 'rest', id: 'rest:demo-1' })).toEqual({
       index: 3,
       world: rest.world,
       matchedBy: `receipt rest:demo-1 → world ${shortRef(rest.world.ref)}`,
@@ -131,9 +132,7 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
     const { ledger, second } = build();
     // Pretty-printed: the canonical form (RFC 8785) is what World committed.
     const text = JSON.stringify(JSON.parse(second.outputBytes.toString('utf8')), null, 2);
-    expect(
-      await locate(ledger, { kind: 'result' }, { scan: 500, stdin: async () => text }),
-    ).toEqual({
+    expect(await locate(ledger, { kind: 'result' }, { stdin: async () => text })).toEqual({
       index: 2,
       matchedBy: 'matched by output (sha256 of the result)',
       result: second.outputBytes,
@@ -146,7 +145,7 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
     const located = await locate(
       ledger,
       { kind: 'result' },
-      { scan: 500, stdin: async () => JSON.stringify(forged) },
+      { stdin: async () => JSON.stringify(forged) },
     );
     expect(located).toEqual({
       index: 1,
@@ -165,7 +164,7 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
     [
       '§7.3 an unknown invocation id',
       { kind: 'invocation', id: 'a2a:ep1:none' },
-      'not found in the last 5 entries',
+      'a2a:ep1:none: no committed invocation record has this id',
       () => undefined,
     ],
     [
@@ -184,35 +183,25 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
   it.each(misses)('%s is not found (exit 1)', async (_row, target, message, arrange) => {
     const { ledger } = build();
     arrange(ledger);
-    const err = await locate(ledger, target, { scan: 500 }).catch((e: unknown) => e);
+    const err = await locate(ledger, target).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundTarget);
     expect(err).toMatchObject({ message, exitCode: 1 });
   });
 
-  it('scans back at most --scan entries, one record read per entry', async () => {
+  it('finds an invocation by one lookup, reading no record', async () => {
     const { ledger, first } = build();
     ledger.reads = 0;
-    await expect(
-      locate(ledger, { kind: 'invocation', id: first.invocationId }, { scan: 2 }),
-    ).rejects.toThrow(new NotFoundTarget('not found in the last 2 entries'));
-    expect(ledger.reads).toBe(2);
-  });
-
-  it('stops a scan when its 60 s have passed', async () => {
-    const { ledger } = build();
-    let now = 0;
-    const clock = () => (now += 61_000);
-    await expect(
-      locate(ledger, { kind: 'invocation', id: 'mcp:ep1:first' }, { scan: 500, clock }),
-    ).rejects.toThrow(
-      new NotFoundTarget('not found in the last 0 entries (the 60 s scan limit ended)'),
-    );
+    expect(await locate(ledger, { kind: 'invocation', id: first.invocationId })).toEqual({
+      index: 1,
+      matchedBy: `invocation ${first.invocationId}`,
+    });
+    expect(ledger.reads).toBe(0);
   });
 
   it('refuses a result on stdin that is not a JSON object (exit 2)', async () => {
     const { ledger } = build();
-    await expect(
-      locate(ledger, { kind: 'result' }, { scan: 500, stdin: async () => '[1]' }),
-    ).rejects.toThrow(new WhyError('why -: standard input must be a result object', 2));
+    await expect(locate(ledger, { kind: 'result' }, { stdin: async () => '[1]' })).rejects.toThrow(
+      new WhyError('why -: standard input must be a result object', 2),
+    );
   });
 });

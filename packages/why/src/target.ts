@@ -1,31 +1,23 @@
 /**
  * `world why`'s targets and how each finds its log entry (world-spec §7.3): an index or `head`
  * directly; a world ref through /v1/worlds; any other `sha256:` ref by its semantic id (record,
- * input, output, plan, effect record, request, result) by scanning back from the head; `a2a:`
- * and `mcp:` ids by the invocation record's invocationId (scan); `rest:` ids through their
- * receipt; `-` (a result object) by the sha256 of its canonical JSON = the output ref, falling
- * back to its `world.plan`. A scan reads one record per entry, at most `--scan` entries (default
- * 500, max 5000), within 60 s.
+ * input, output, plan, effect record, request, result) through the ledger's index of the refs
+ * each entry names (GET /v1/locate); `a2a:` and `mcp:` ids by the invocation record's
+ * invocationId (the same index); `rest:` ids through their receipt; `-` (a result object) by the
+ * sha256 of its canonical JSON = the output ref, falling back to its `world.plan`. Every lookup
+ * is exact at any depth of the log; the newest entry wins when several name the ref.
  */
 import { isRef, refOf } from '@world/canonical';
 import {
   COORDINATOR_INVOCATION_ID,
   REST_INVOCATION_ID,
   SEMANTIC_IDS,
-  WHY_SCAN_CONCURRENCY,
   WHY_SCAN_DEFAULT,
   WHY_SCAN_MAX,
-  WHY_SCAN_MS,
-  PAGE_MAX,
+  type RefRole,
 } from '@world/contracts';
 import { shortRef } from './format.js';
-import {
-  entryIndexOf,
-  jsonOf,
-  type LogEntry,
-  type Provenance,
-  type StoredObject,
-} from './reads.js';
+import { entryIndexOf, type Provenance } from './reads.js';
 import { INVOCATION_RECORD_IDS } from './reads.js';
 import { resultBytes, type WalkStart } from './walk.js';
 
@@ -75,7 +67,8 @@ export function parseTarget(text: string): Target {
 }
 
 /**
- * Parses `--scan N`: 1..5000, default 500 (world-spec §7.3).
+ * Parses `--scan N`: 1..5000, default 500 (world-spec §7.3). Still validated so scripts passing
+ * it keep working; lookups are indexed now, so it bounds nothing.
  * @throws WhyError (exit 2)
  */
 export function parseScan(text: string | undefined): number {
@@ -137,40 +130,34 @@ function roleOf(semanticId: string): Role {
   }
 }
 
-/** A record's fields a scan matches on. */
-interface RecordFields {
-  invocationId?: unknown;
-  input?: unknown;
-  output?: unknown;
-  plan?: unknown;
-  effects?: unknown;
-}
-
-/** Decides whether one scanned entry is the one: a description of the match, or null. */
-type Matcher = (
-  entry: LogEntry,
-  record: RecordFields | null,
-  reads: Provenance,
-) => Promise<string | null>;
+/** The roles a ref of each kind is looked up in (the fields a record names it by). */
+const LOOKUP_ROLES: Record<Role, readonly RefRole[]> = {
+  record: ['record'],
+  input: ['input'],
+  output: ['output'],
+  plan: ['plan'],
+  'effect record': ['effect'],
+  request: ['request'],
+  result: ['result'],
+  object: ['record', 'input', 'output', 'plan'],
+};
 
 /** Options of locate. */
 export interface LocateOptions {
-  scan: number;
   /** the result object's bytes as read (for `-`) */
   stdin?: () => Promise<string>;
-  /** now, in ms (tests) */
-  clock?: () => number;
 }
 
 /**
- * Finds the entry a target names.
+ * Finds the entry a target names, by the ledger's indexes (Provenance.locate): exact at any
+ * depth, in the caller's read scope.
  * @throws NotFoundTarget (exit 1) when nothing committed matches; WhyError (exit 2) for a result
  *   on stdin that is not a JSON object
  */
 export async function locate(
   reads: Provenance,
   target: Target,
-  options: LocateOptions,
+  options: LocateOptions = {},
 ): Promise<Located> {
   switch (target.kind) {
     case 'index':
@@ -198,53 +185,31 @@ export async function locate(
         matchedBy: `receipt ${target.id} → world ${shortRef(world.ref)}`,
       };
     }
-    case 'invocation':
-      return scanFor(reads, options, async (_entry, record) =>
-        record?.invocationId === target.id ? `invocation ${target.id}` : null,
-      );
+    case 'invocation': {
+      const index = await reads.locate({ invocationId: target.id });
+      if (index === null)
+        throw new NotFoundTarget(`${target.id}: no committed invocation record has this id`);
+      return { index, matchedBy: `invocation ${target.id}` };
+    }
     case 'ref':
-      return locateRef(reads, target.ref, options);
+      return locateRef(reads, target.ref);
     case 'result':
       return locateResult(reads, options);
   }
 }
 
-async function locateRef(reads: Provenance, ref: string, options: LocateOptions): Promise<Located> {
+async function locateRef(reads: Provenance, ref: string): Promise<Located> {
   const world = await reads.world(ref);
   if (world !== null)
     return { index: entryIndexOf(world), world, matchedBy: `world ${shortRef(ref)}` };
   const envelope = await reads.envelope(ref);
   if (envelope === null) throw new NotFoundTarget(`${ref}: no object or world has this ref`);
   const role = roleOf(envelope.semanticId);
-  const by = `matched by ${role} ${shortRef(ref)}`;
-  const effectRecords = async (record: RecordFields | null): Promise<StoredObject[]> => {
-    if (!Array.isArray(record?.effects)) return [];
-    const found = await Promise.all((record.effects as string[]).map((r) => reads.object(r)));
-    return found.filter((o): o is StoredObject => o !== null);
-  };
-  const field =
-    (name: 'request' | 'result') => async (_e: LogEntry, record: RecordFields | null) => {
-      for (const o of await effectRecords(record)) {
-        const body = jsonOf(o.payload) as { requestRef?: unknown; resultRef?: unknown } | undefined;
-        if ((name === 'request' ? body?.requestRef : body?.resultRef) === ref) return by;
-      }
-      return null;
-    };
-  const matchers: Record<Role, Matcher> = {
-    record: async (e) => (e.transitionRef === ref ? by : null),
-    input: async (_e, r) => (r?.input === ref ? by : null),
-    output: async (_e, r) => (r?.output === ref ? by : null),
-    plan: async (_e, r) => (r?.plan === ref ? by : null),
-    'effect record': async (_e, r) =>
-      Array.isArray(r?.effects) && r.effects.includes(ref) ? by : null,
-    request: field('request'),
-    result: field('result'),
-    object: async (e, r) =>
-      e.transitionRef === ref || r?.input === ref || r?.output === ref || r?.plan === ref
-        ? `matched by ${envelope.semanticId} ${shortRef(ref)}`
-        : null,
-  };
-  return scanFor(reads, options, matchers[role]);
+  const index = await reads.locate({ ref, roles: LOOKUP_ROLES[role] });
+  const named = role === 'object' ? envelope.semanticId : role;
+  if (index === null)
+    throw new NotFoundTarget(`${ref}: no committed invocation names this ${named}`);
+  return { index, matchedBy: `matched by ${named} ${shortRef(ref)}` };
 }
 
 async function locateResult(reads: Provenance, options: LocateOptions): Promise<Located> {
@@ -259,66 +224,22 @@ async function locateResult(reads: Provenance, options: LocateOptions): Promise<
     throw new WhyError('why -: standard input must be a result object', 2);
   const bytes = resultBytes(value);
   const outputRef = refOf(bytes);
-  try {
-    const found = await scanFor(reads, options, async (_e, r) =>
-      r?.output === outputRef ? 'matched by output (sha256 of the result)' : null,
+  const byOutput = await reads.locate({ ref: outputRef, roles: ['output'] });
+  if (byOutput !== null)
+    return {
+      index: byOutput,
+      matchedBy: 'matched by output (sha256 of the result)',
+      result: bytes,
+    };
+  const plan = (value as { world?: { plan?: unknown } }).world?.plan;
+  const byPlan = isRef(plan) ? await reads.locate({ ref: plan, roles: ['plan'] }) : null;
+  if (byPlan === null)
+    throw new NotFoundTarget(
+      `why -: no committed output has the result's sha256 ${shortRef(outputRef)}${isRef(plan) ? ` and no committed record names its world.plan ${shortRef(plan)}` : ''}`,
     );
-    return { ...found, result: bytes };
-  } catch (err) {
-    const plan = (value as { world?: { plan?: unknown } }).world?.plan;
-    if (!(err instanceof NotFoundTarget) || !isRef(plan)) throw err;
-    const found = await scanFor(reads, options, async (_e, r) =>
-      r?.plan === plan
-        ? `matched by world.plan ${shortRef(plan)}: no committed output has the result's sha256 ${shortRef(outputRef)}`
-        : null,
-    );
-    return { ...found, result: bytes };
-  }
-}
-
-/**
- * Scans back from the head, newest first, reading each entry's record (a few at a time), until
- * `match` says yes, `scan` entries are examined or WHY_SCAN_MS has passed.
- * @throws NotFoundTarget `not found in the last N entries`
- */
-async function scanFor(
-  reads: Provenance,
-  options: LocateOptions,
-  match: Matcher,
-): Promise<Located> {
-  const clock = options.clock ?? Date.now;
-  const ends = clock() + WHY_SCAN_MS;
-  const head = await reads.head();
-  if (head === null) throw new NotFoundTarget('no world head has been selected yet');
-  const headIndex = entryIndexOf(head);
-  const lowest = Math.max(0, headIndex - options.scan + 1);
-  let examined = 0;
-  let top = headIndex;
-  while (top >= lowest) {
-    const from = Math.max(lowest, top - PAGE_MAX + 1);
-    const page = (await reads.entries(from, top - from + 1)).reverse();
-    for (let i = 0; i < page.length; i += WHY_SCAN_CONCURRENCY) {
-      if (clock() > ends)
-        throw new NotFoundTarget(
-          `not found in the last ${examined} entries (the ${WHY_SCAN_MS / 1000} s scan limit ended)`,
-        );
-      const batch = page.slice(i, i + WHY_SCAN_CONCURRENCY);
-      const records = await Promise.all(batch.map((e) => reads.object(e.transitionRef)));
-      for (const [j, entry] of batch.entries()) {
-        examined += 1;
-        const object = records[j];
-        const record =
-          object !== null &&
-          object !== undefined &&
-          INVOCATION_RECORD_IDS.includes(object.semanticId)
-            ? ((jsonOf(object.payload) ?? null) as RecordFields | null)
-            : null;
-        const matched = await match(entry, record, reads);
-        if (matched !== null) return { index: entry.header.entryIndex, matchedBy: matched };
-      }
-    }
-    if (page.length === 0) break;
-    top = from - 1;
-  }
-  throw new NotFoundTarget(`not found in the last ${examined} entries`);
+  return {
+    index: byPlan,
+    matchedBy: `matched by world.plan ${shortRef(plan as string)}: no committed output has the result's sha256 ${shortRef(outputRef)}`,
+    result: bytes,
+  };
 }

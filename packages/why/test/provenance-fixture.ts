@@ -14,7 +14,8 @@ import {
   type WorldObject,
 } from '@world/canonical';
 import { SEMANTIC_IDS } from '@world/contracts';
-import type { Provenance, Receipt, StoredObject } from '../src/reads.js';
+import type { LocateQuery, Provenance, Receipt, StoredObject } from '../src/reads.js';
+import { jsonOf } from '../src/reads.js';
 
 const INTERPRETER = makeJsonObject(SEMANTIC_IDS.interpreter, 'planner', {
   name: '@world/planner',
@@ -291,6 +292,32 @@ export class MemoryLedger implements Provenance {
   async receipt(id: string): Promise<Receipt | null> {
     return this.receipts.get(id) ?? null;
   }
+  /** The ledger's lookup (ledger.entry_refs), computed from the stored records, newest first. */
+  async locate(query: LocateQuery): Promise<number | null> {
+    for (let i = this.entries_.length - 1; i >= 0; i -= 1) {
+      const entry = this.entries_[i]!;
+      const record = jsonOf(this.objects.get(entry.transitionRef)?.payload ?? Buffer.alloc(0)) as
+        Record<string, unknown> | undefined;
+      if ('invocationId' in query) {
+        if (record?.invocationId === query.invocationId) return i;
+        continue;
+      }
+      const named = new Set<string>();
+      named.add(`record ${entry.transitionRef}`);
+      for (const role of ['input', 'output', 'plan'] as const)
+        named.add(`${role} ${String(record?.[role])}`);
+      for (const ref of (record?.effects as string[] | undefined) ?? []) {
+        named.add(`effect ${ref}`);
+        const body = jsonOf(this.objects.get(ref)?.payload ?? Buffer.alloc(0)) as
+          { requestRef?: string; resultRef?: string } | undefined;
+        named.add(`request ${body?.requestRef}`);
+        named.add(`result ${body?.resultRef}`);
+      }
+      if (query.roles.some((role) => named.has(`${role} ${query.ref}`))) return i;
+    }
+    return null;
+  }
+
   async brokerRecord(ref: string): Promise<boolean> {
     return this.brokerRecords.has(ref);
   }

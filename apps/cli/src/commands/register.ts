@@ -182,10 +182,10 @@ export function registerClientCommands(program: Command): void {
       'a result object (e.g. from `world call --json-out`) instead of stdin',
     )
     .addOption(
-      new Option('--scan <n>', `entries to scan back from head (max ${WHY_SCAN_MAX})`).default(
-        undefined,
-        String(WHY_SCAN_DEFAULT),
-      ),
+      new Option(
+        '--scan <n>',
+        `accepted for compatibility (1..${WHY_SCAN_MAX}); lookups are indexed`,
+      ).default(undefined, String(WHY_SCAN_DEFAULT)),
     )
     .option('--json', 'print the links as JSON')
     .option('--session <file|token>', READ_SESSION_HELP)
@@ -222,7 +222,7 @@ export function registerClientCommands(program: Command): void {
       'write an offline proof bundle of one entry (entry, objects, C2SP tlog-proof) to stdout',
     )
     .argument('<target>', 'index | head | sha256:<ref> | a2a:<id> | mcp:<id> | rest:<id> | -')
-    .option('--scan <n>', `entries to scan back from head (max ${WHY_SCAN_MAX})`)
+    .option('--scan <n>', `accepted for compatibility (1..${WHY_SCAN_MAX}); lookups are indexed`)
     .option('--session <file|token>', READ_SESSION_HELP)
     .action(async (target: string, opts: { scan?: string; session?: string }) => {
       await proof(target, opts, env, STDIO, readStdin);

@@ -100,6 +100,17 @@ export class ProvenanceController {
     sendJson(res, await this.log.range(from, limit));
   }
 
+  @Get('locate')
+  @UseGuards(ReadAccessGuard)
+  locate(
+    @Query('ref') ref: unknown,
+    @Query('roles') roles: unknown,
+    @Query('invocation') invocation: unknown,
+    @ReaderScope() scope: ReadScope,
+  ) {
+    return this.log.locate(scope, { ref, roles, invocation });
+  }
+
   @Get('registry/*name')
   @UseGuards(ReadAccessGuard)
   registry(@Param('name') name: string[]) {

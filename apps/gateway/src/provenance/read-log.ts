@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { READ_DEADLINE_MS, type ReplyOf } from '@world/contracts';
+import { isRef } from '@world/canonical';
+import {
+  BadRequestError,
+  NotFoundError,
+  READ_DEADLINE_MS,
+  REF_ROLES,
+  type ReadScope,
+  type RefRole,
+  type ReplyOf,
+} from '@world/contracts';
 import { RPC, type RpcClient } from '@world/runtime';
 import { NOT_FOUND, orNotFound } from './not-found.js';
 import { parseFrom, parseLogIndex, parsePageLimit, type QueryValue } from './paging.js';
@@ -36,6 +45,43 @@ export class ReadLog {
       timeoutMs: READ_DEADLINE_MS,
     });
     return { items: reply.items.map(viewOf) };
+  }
+
+  /**
+   * GET /v1/locate?ref=<ref>&roles=<role,…> or ?invocation=<id>: the index of the newest entry
+   * that names the ref in one of the roles (contracts REF_ROLES), or whose record carries the
+   * invocation id — the lookup of `world why` (world-spec §7.3), exact at any depth. A session
+   * finds only entries whose record it may read (DESIGN.md §3).
+   * @throws BadRequestError for a malformed ref, role list or id; NotFoundError `log entry not found`
+   */
+  async locate(
+    scope: ReadScope,
+    query: { ref?: QueryValue; roles?: QueryValue; invocation?: QueryValue },
+  ): Promise<{ entryIndex: number }> {
+    const { ref, roles, invocation } = query;
+    let request:
+      | { scope: ReadScope; ref: string; roles: RefRole[] }
+      | { scope: ReadScope; invocationId: string };
+    if (typeof invocation === 'string' && invocation !== '' && ref === undefined) {
+      request = { scope, invocationId: invocation };
+    } else if (typeof ref === 'string' && isRef(ref) && invocation === undefined) {
+      const list = typeof roles === 'string' ? roles.split(',') : [];
+      if (
+        list.length === 0 ||
+        !list.every((r): r is RefRole => (REF_ROLES as readonly string[]).includes(r))
+      )
+        throw new BadRequestError(
+          `roles must be a comma-separated list of ${REF_ROLES.join(', ')}`,
+        );
+      request = { scope, ref, roles: list };
+    } else {
+      throw new BadRequestError('give ref=<sha256 ref> and roles=<roles>, or invocation=<id>');
+    }
+    const reply = await this.rpc.request('ledger.log.locate', request, {
+      timeoutMs: READ_DEADLINE_MS,
+    });
+    if (reply.entryIndex === null) throw new NotFoundError(NOT_FOUND.logEntry);
+    return { entryIndex: reply.entryIndex };
   }
 }
 

@@ -5,7 +5,7 @@
  * so the page costs one round trip per object, not two. Kept for one page only: a later page reads
  * afresh (the log and the objects are immutable, but a tampered row must show on the next load).
  */
-import type { LogEntry, Provenance, Receipt, StoredObject, World } from '@world/why';
+import type { LocateQuery, LogEntry, Provenance, Receipt, StoredObject, World } from '@world/why';
 
 /** A Provenance over `reads` that sends each distinct read once (see the file doc). */
 export class PageReads implements Provenance {
@@ -49,6 +49,10 @@ export class PageReads implements Provenance {
 
   receipt(id: string): Promise<Receipt | null> {
     return this.once(`receipt ${id}`, () => this.reads.receipt(id));
+  }
+
+  locate(query: LocateQuery): Promise<number | null> {
+    return this.once(`locate ${JSON.stringify(query)}`, () => this.reads.locate(query));
   }
 
   brokerRecord(ref: string): Promise<boolean> {

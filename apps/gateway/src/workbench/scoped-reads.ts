@@ -10,7 +10,7 @@ import {
   StoredObjectCorruptError,
   type ReadScope,
 } from '@world/contracts';
-import type { Provenance, Receipt, StoredObject } from '@world/why';
+import type { LocateQuery, Provenance, Receipt, StoredObject } from '@world/why';
 import type { ReadLog } from '../provenance/read-log.js';
 import type { ReadObjects } from '../provenance/read-objects.js';
 import type { ReadReceipt } from '../provenance/read-receipt.js';
@@ -87,6 +87,18 @@ export class ScopedProvenance implements Provenance {
 
   receipt(id: string): Promise<Receipt | null> {
     return found(this.reads.receipts.execute(this.scope, id)) as Promise<Receipt | null>;
+  }
+
+  async locate(query: LocateQuery): Promise<number | null> {
+    const found_ = await found(
+      this.reads.log.locate(
+        this.scope,
+        'invocationId' in query
+          ? { invocation: query.invocationId }
+          : { ref: query.ref, roles: query.roles.join(',') },
+      ),
+    );
+    return found_ === null ? null : found_.entryIndex;
   }
 
   async brokerRecord(ref: string): Promise<boolean> {

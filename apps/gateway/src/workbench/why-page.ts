@@ -15,7 +15,6 @@ import {
   type Provenance,
   type Target,
 } from '@world/why';
-import { WHY_SCAN_DEFAULT } from '@world/contracts';
 import { html, mark, type Html } from './html.js';
 
 /** The result of one walk, ready to render. */
@@ -37,10 +36,7 @@ export async function runWhy(reads: Provenance, text: string): Promise<WhyOutcom
   const target = text.trim();
   if (target === '') return { kind: 'none' };
   try {
-    const located = await locate(reads, targetOf(target), {
-      scan: WHY_SCAN_DEFAULT,
-      stdin: async () => target,
-    });
+    const located = await locate(reads, targetOf(target), { stdin: async () => target });
     const links = await walk(reads, located);
     if (links === null)
       return { kind: 'stop', target, reason: `log entry ${located.index} not found` };

@@ -2,9 +2,10 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseRequest } from '@world/contracts';
 import { GetHead, GetLogEntry, GetWorld, ListLog } from './read-log.js';
+import { LocateEntry } from './locate-entry.js';
 import { GetObject, ListObjectsBySemanticId } from './read-objects.js';
 
-/** The read subjects: head, worlds, objects, log entries and pages. */
+/** The read subjects: head, worlds, objects, log entries, pages and located targets. */
 @Controller()
 export class ReadsController {
   constructor(
@@ -14,6 +15,7 @@ export class ReadsController {
     private readonly listObjectsBySemanticId: ListObjectsBySemanticId,
     private readonly getLogEntry: GetLogEntry,
     private readonly listLog: ListLog,
+    private readonly locateEntry: LocateEntry,
   ) {}
 
   @MessagePattern('ledger.head')
@@ -40,6 +42,11 @@ export class ReadsController {
   @MessagePattern('ledger.log.entry')
   entry(@Payload() data: unknown) {
     return this.getLogEntry.execute(parseRequest('ledger.log.entry', data));
+  }
+
+  @MessagePattern('ledger.log.locate')
+  locate(@Payload() data: unknown) {
+    return this.locateEntry.execute(parseRequest('ledger.log.locate', data));
   }
 
   @MessagePattern('ledger.log.range')

@@ -4,7 +4,7 @@
  * payload — callers re-hash it.
  */
 import { decodeBase64, type LogEntry, type World } from '@world/canonical';
-import type { Provenance, Receipt, StoredObject } from '@world/why';
+import type { LocateQuery, Provenance, Receipt, StoredObject } from '@world/why';
 import { PAGE_MAX } from '@world/contracts';
 import { GatewayClient, GatewayHttpError } from './http.js';
 
@@ -71,6 +71,15 @@ export class HttpProvenance implements Provenance {
 
   receipt(id: string): Promise<Receipt | null> {
     return this.client.find<Receipt>(`/v1/receipts/${encodeURIComponent(id)}`);
+  }
+
+  async locate(query: LocateQuery): Promise<number | null> {
+    const search =
+      'invocationId' in query
+        ? `invocation=${encodeURIComponent(query.invocationId)}`
+        : `ref=${query.ref}&roles=${query.roles.join(',')}`;
+    const found = await this.client.find<{ entryIndex: number }>(`/v1/locate?${search}`);
+    return found === null ? null : found.entryIndex;
   }
 
   async brokerRecord(ref: string): Promise<boolean> {

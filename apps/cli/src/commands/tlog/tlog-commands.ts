@@ -46,10 +46,8 @@ export async function proof(
   const provenance = new HttpProvenance(gateway);
   let located;
   try {
-    located = await locate(provenance, parseTarget(targetText), {
-      scan: parseScan(opts.scan),
-      stdin,
-    });
+    parseScan(opts.scan);
+    located = await locate(provenance, parseTarget(targetText), { stdin });
   } catch (err) {
     // The target's own errors carry the exit code world-spec §7.3 gives them (as `why`).
     if (err instanceof WhyError) throw new CliError(err.message, err.exitCode);

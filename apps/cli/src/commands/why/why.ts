@@ -64,7 +64,7 @@ async function runWhy(
     throw new CliError('why: --result takes the place of the target', 2);
   const target =
     options.result !== undefined ? ({ kind: 'result' } as const) : parseTarget(targetText!);
-  const scan = parseScan(options.scan);
+  parseScan(options.scan);
   const read =
     options.result !== undefined
       ? () =>
@@ -77,7 +77,7 @@ async function runWhy(
     await readerToken(options.session, env, warner(io)),
   );
   const reads = new HttpProvenance(gateway);
-  const located = await locate(reads, target, { scan, stdin: read });
+  const located = await locate(reads, target, { stdin: read });
   const walked = await walk(reads, located);
   if (walked === null) throw new NotFoundTarget(`log entry ${located.index} not found`);
   // The inclusion link (RFC 9162 §2.1.3): the entry is a leaf of the latest signed checkpoint.
