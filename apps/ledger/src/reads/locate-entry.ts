@@ -22,9 +22,12 @@ type NamedRole = Exclude<RefRole, 'record'>;
 export class LocateRepository {
   constructor(@Inject(DATABASE) private readonly database: DatabaseHandle) {}
 
-  /** `AND` the record of entry `e` is readable by `episode`, or nothing for an unconfined scope. */
+  /**
+   * `AND` the record of entry `le` is readable by `episode`, or nothing for an unconfined scope
+   * (`le`, not `e`: readableBy's own subqueries use `e`).
+   */
   private readable(episode: string | null): SQL {
-    return episode === null ? sql`` : sql` AND ${readableBy(episode, sql`e.transition_ref`)}`;
+    return episode === null ? sql`` : sql` AND ${readableBy(episode, sql`le.transition_ref`)}`;
   }
 
   /** The newest entry naming `ref` in one of `roles`, or null. */
@@ -40,8 +43,8 @@ export class LocateRepository {
          WHERE e.transition_ref = ${ref} ORDER BY e.entry_index DESC LIMIT 1)`);
     if (named.length > 0)
       parts.push(sql`(SELECT r.entry_index AS i FROM ledger.entry_refs r
-          JOIN ledger.log_entries e ON e.entry_index = r.entry_index
-         WHERE r.ref = ${ref} AND r.role = ANY(${named}::text[])${this.readable(episode)}
+          JOIN ledger.log_entries le ON le.entry_index = r.entry_index
+         WHERE r.ref = ${ref} AND r.role IN ${named}${this.readable(episode)}
          ORDER BY r.entry_index DESC LIMIT 1)`);
     return this.newest(sql`SELECT max(i) AS i FROM (${sql.join(parts, sql` UNION ALL `)}) s`);
   }
@@ -49,7 +52,7 @@ export class LocateRepository {
   /** The newest entry whose record's invocationId is `id`, or null. */
   byInvocation(id: string, episode: string | null): Promise<number | null> {
     return this.newest(sql`SELECT t.entry_index AS i FROM ledger.timeline t
-        JOIN ledger.log_entries e ON e.entry_index = t.entry_index
+        JOIN ledger.log_entries le ON le.entry_index = t.entry_index
        WHERE t.invocation_id = ${id}${this.readable(episode)}
        ORDER BY t.entry_index DESC LIMIT 1`);
   }
