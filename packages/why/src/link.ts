@@ -17,7 +17,7 @@ export type LinkName =
   | 'plan'
   | 'effect'
   | 'output'
-  /** the entry is a leaf of the signed checkpoint (tlog/log-link.ts) */
+  /** the entry is a leaf of the signed checkpoint (log-link.ts) */
   | 'log';
 
 /** One checked link: `ok` true (✓), false (✗) or null (could not be checked, e.g. a REST entry's world). */

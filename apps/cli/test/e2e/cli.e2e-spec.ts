@@ -560,7 +560,7 @@ describe.each(CLI_MODES)('the world command (%s mode)', (mode) => {
         code: 1,
         signal: null,
         stdout: '',
-        stderr: 'world: not found in the last 3 entries\n',
+        stderr: 'world: mcp:ep1:never: no committed invocation record has this id\n',
       });
       expect(receipt).toEqual({
         code: 1,

@@ -5,7 +5,7 @@
  * entry's own bytes (never from the leaf hash the ledger serves). Tree hashes and checkpoints are
  * the log's skeleton, visible to every session (contracts visibility.ts). The checks are
  * @world/tlog's, the same ones `world why`'s `log` link runs
- * (apps/cli/src/commands/tlog/log-link.ts).
+ * (@world/why log-link.ts).
  */
 import { decodeBase64, entryBytes } from '@world/canonical';
 import type { ReplyOf } from '@world/contracts';

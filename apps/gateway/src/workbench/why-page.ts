@@ -8,14 +8,28 @@ import {
   locate,
   parseTarget,
   summaryLine,
-  walk,
+  walkWithLog,
   WhyError,
   shortRef,
   type Link,
+  type LogLinkReads,
   type Provenance,
   type Target,
 } from '@world/why';
+import { decodeBase64 } from '@world/canonical';
 import { html, mark, type Html } from './html.js';
+import type { LogProofReads } from './proof-section.js';
+
+/** The workbench's log reads as the inclusion link takes them: the proof's hashes decoded. */
+export function logLinkReadsOf(log: LogProofReads): LogLinkReads {
+  return {
+    key: () => log.key(),
+    checkpoint: () => log.checkpoint(),
+    inclusion: async (index, size) => ({
+      hashes: (await log.inclusion(index, size)).hashes.map((h) => decodeBase64(h, 'tree hash')),
+    }),
+  };
+}
 
 /** The result of one walk, ready to render. */
 export type WhyOutcome =
@@ -29,15 +43,20 @@ function targetOf(text: string): Target {
 }
 
 /**
- * Walks what `text` names, in the caller's reads.
+ * Walks what `text` names, in the caller's reads: the same links as `world why`, the inclusion
+ * link in the signed log last.
  * @throws the reads' errors other than the walk's own stops
  */
-export async function runWhy(reads: Provenance, text: string): Promise<WhyOutcome> {
+export async function runWhy(
+  reads: Provenance,
+  log: LogLinkReads,
+  text: string,
+): Promise<WhyOutcome> {
   const target = text.trim();
   if (target === '') return { kind: 'none' };
   try {
     const located = await locate(reads, targetOf(target), { stdin: async () => target });
-    const links = await walk(reads, located);
+    const links = await walkWithLog(reads, log, located);
     if (links === null)
       return { kind: 'stop', target, reason: `log entry ${located.index} not found` };
     return { kind: 'walked', target, index: located.index, matchedBy: located.matchedBy, links };

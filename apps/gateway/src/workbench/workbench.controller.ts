@@ -29,7 +29,7 @@ import {
 } from './timeline-page.js';
 import { overviewBody, readOverview } from './overview-page.js';
 import { ReplicaSurvey } from './replica-survey.js';
-import { runWhy, whyBody } from './why-page.js';
+import { logLinkReadsOf, runWhy, whyBody } from './why-page.js';
 
 /** The caller of a page: its read scope and how the header names it. */
 export interface Viewer {
@@ -231,7 +231,13 @@ export class WorkbenchController {
   @Get('workbench/why')
   why(@Req() req: Request, @Res() res: Response, @Query('target') target: unknown) {
     return this.page(req, res, 'Why', async (v) =>
-      whyBody(await runWhy(this.reads(v.scope), typeof target === 'string' ? target : '')),
+      whyBody(
+        await runWhy(
+          this.reads(v.scope),
+          logLinkReadsOf(this.log),
+          typeof target === 'string' ? target : '',
+        ),
+      ),
     );
   }
 

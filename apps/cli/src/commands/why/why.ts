@@ -10,7 +10,6 @@ import { HttpProvenance } from '../client/provenance.js';
 import { EXIT_INTEGRITY } from '../agent.js';
 import { warner, type Output } from '../operator.js';
 import { CliError } from '../util.js';
-import { logLink } from '../tlog/log-link.js';
 import { LogReads } from '../tlog/log-reads.js';
 import {
   headingLine,
@@ -20,7 +19,7 @@ import {
   parseScan,
   parseTarget,
   summaryLine,
-  walk,
+  walkWithLog,
   WhyError,
 } from '@world/why';
 
@@ -78,10 +77,9 @@ async function runWhy(
   );
   const reads = new HttpProvenance(gateway);
   const located = await locate(reads, target, { stdin: read });
-  const walked = await walk(reads, located);
-  if (walked === null) throw new NotFoundTarget(`log entry ${located.index} not found`);
-  // The inclusion link (RFC 9162 §2.1.3): the entry is a leaf of the latest signed checkpoint.
-  const links = [...walked, await logLink(located.index, reads, new LogReads(gateway))];
+  // The walk ends with the inclusion link (RFC 9162 §2.1.3), as the workbench's Why page's does.
+  const links = await walkWithLog(reads, new LogReads(gateway), located);
+  if (links === null) throw new NotFoundTarget(`log entry ${located.index} not found`);
   const broken = links.some((l) => l.ok === false);
   if (options.json) {
     io.out(

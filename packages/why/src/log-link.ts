@@ -5,8 +5,19 @@
  */
 import { entryBytes } from '@world/canonical';
 import { leafHash, openCheckpoint, parseVerifierKey, verifyInclusion } from '@world/tlog';
-import type { Link, Provenance } from '@world/why';
-import type { LogReads } from './log-reads.js';
+import type { Link } from './link.js';
+import type { Provenance } from './reads.js';
+import { walk, type WalkStart } from './walk.js';
+
+/** The transparency-log reads of the inclusion link (the log's skeleton, public to every caller). */
+export interface LogLinkReads {
+  /** the C2SP signed-note verifier key line */
+  key(): Promise<string>;
+  /** the latest signed checkpoint note, verbatim */
+  checkpoint(): Promise<string>;
+  /** the audit path of leaf `index` in the tree of `size` leaves, hashes decoded */
+  inclusion(index: number, size: number): Promise<{ hashes: readonly Uint8Array[] }>;
+}
 
 /**
  * Checks entry `index` against the latest signed checkpoint.
@@ -15,7 +26,7 @@ import type { LogReads } from './log-reads.js';
 export async function logLink(
   index: number,
   provenance: Provenance,
-  reads: LogReads,
+  reads: LogLinkReads,
 ): Promise<Link> {
   const entry = await provenance.entry(index);
   if (entry === null)
@@ -46,4 +57,20 @@ export async function logLink(
       detail: `not proven in the signed log: ${(err as Error).message}`,
     };
   }
+}
+
+/**
+ * The whole walk of `world why` (world-spec §7.3): every link of the invocation (walk), then the
+ * inclusion link — what the CLI prints and the workbench's Why page shows, link by link.
+ * @returns the links in print order, or null when the entry does not exist
+ * @throws the reads' errors (unreachable gateway, refused credential)
+ */
+export async function walkWithLog(
+  reads: Provenance,
+  log: LogLinkReads,
+  start: WalkStart,
+): Promise<Link[] | null> {
+  const walked = await walk(reads, start);
+  if (walked === null) return null;
+  return [...walked, await logLink(start.index, reads, log)];
 }
