@@ -113,6 +113,14 @@ const LedgerHeadReply = z.object({
 });
 
 /**
+ * A log entry as a read serves it. With `flagged` asked, an entry whose fields do not hash to its
+ * stored entry hash is served with `corrupt` (the problem, contracts storedProblem) instead of
+ * refused, so a page can show it marked ✗ (DESIGN.md §3: never as valid); without it such an
+ * entry is refused (StoredObjectCorrupt).
+ */
+const FlaggedEntrySchema = LogEntrySchema.extend({ corrupt: z.string().optional() });
+
+/**
  * The roles in which an invocation entry names a ref (`world why <ref>`, world-spec §7.3):
  * `record` its transitionRef; the record's input, output and plan; an effect record of it; an
  * effect record's request or result.
@@ -283,10 +291,17 @@ export const CONTRACTS = {
     }),
     z.object({ items: z.array(ObjectHeadSchema) }),
   ),
-  'ledger.log.entry': rq(z.object({ index: NonNegInt }), LogEntrySchema),
+  'ledger.log.entry': rq(
+    z.object({ index: NonNegInt, flagged: z.boolean().optional() }),
+    FlaggedEntrySchema,
+  ),
   'ledger.log.range': rq(
-    z.object({ from: NonNegInt, limit: z.number().int().positive() }),
-    z.object({ items: z.array(LogEntrySchema) }),
+    z.object({
+      from: NonNegInt,
+      limit: z.number().int().positive(),
+      flagged: z.boolean().optional(),
+    }),
+    z.object({ items: z.array(FlaggedEntrySchema) }),
   ),
   'ledger.log.locate': rq(LedgerLocateRequest, LedgerLocateReply),
   'ledger.timeline': rq(LedgerTimelineRequest, LedgerTimelineReply),

@@ -72,5 +72,7 @@ export async function walkWithLog(
 ): Promise<Link[] | null> {
   const walked = await walk(reads, start);
   if (walked === null) return null;
+  // A refused entry is a stop: its bytes are not served, so no leaf can be recomputed.
+  if (walked.length === 1 && walked[0]!.name === 'entry' && walked[0]!.ok === false) return walked;
   return [...walked, await logLink(start.index, reads, log)];
 }

@@ -20,6 +20,26 @@ export interface StoredObject {
   corrupt?: string;
 }
 
+/**
+ * A log entry as read. `corrupt` is set when its fields do not hash to its stored entry hash and
+ * the reader was given them anyway, to show them ✗ (World's problem text; DESIGN.md §3).
+ */
+export type StoredEntry = LogEntry & { corrupt?: string };
+
+/**
+ * World refused to serve log entry `index` because its fields do not hash to its entry hash
+ * (REST `StoredObjectCorrupt`): the walk names it as a broken link and stops there.
+ */
+export class EntryRefused extends Error {
+  constructor(
+    readonly index: number,
+    readonly problem: string,
+  ) {
+    super(`World refuses to serve log entry ${index} as valid: ${problem}`);
+    this.name = 'EntryRefused';
+  }
+}
+
 /** A receipt of a `rest:` commit (world-spec §5.11). */
 export interface Receipt {
   invocationId: string;
@@ -35,7 +55,11 @@ export interface Provenance {
   /** the selected head's world, null before genesis */
   head(): Promise<World | null>;
   world(ref: string): Promise<World | null>;
-  entry(index: number): Promise<LogEntry | null>;
+  /**
+   * an entry; one whose fields do not hash to its entry hash comes marked (StoredEntry.corrupt)
+   * or, when the reader cannot have its fields, rejects with EntryRefused
+   */
+  entry(index: number): Promise<StoredEntry | null>;
   /** a dense page from `from`, at most PAGE_MAX entries */
   entries(from: number, limit: number): Promise<LogEntry[]>;
   /** an object with its payload; a corrupt one comes back marked (StoredObject.corrupt) */

@@ -246,6 +246,67 @@ describe('walk (world-spec §7.3 `why`, §9 provenance walks)', () => {
     ).toEqual(['world✓', 'entry✓', 'record✓', 'output✓']);
   });
 
+  describe('a header row tampered in the database (written_by changed, entry hash kept)', () => {
+    const tampered = () => {
+      const ledger = new MemoryLedger();
+      const inv = ledger.invoke('notes.txt');
+      const next = ledger.invoke('later.txt');
+      const after = ledger.invoke('last.txt');
+      const header = { ...inv.entry.header, writtenBy: 'coordinator:a2a' };
+      ledger.entries_[inv.index] = { ...inv.entry, header, corrupt: 'log entry … has fields …' };
+      return { ledger, inv, next, after, fields: entryHash(header, inv.entry.transitionRef) };
+    };
+
+    it('its own entry link names both hashes', async () => {
+      const { ledger, inv, fields } = tampered();
+      const links = await walk(ledger, { index: inv.index });
+      expect(links!.find((l) => l.name === 'entry')).toEqual({
+        name: 'entry',
+        ok: false,
+        ref: inv.entry.entryHash,
+        detail: `fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(inv.entry.entryHash)}`,
+      });
+    });
+
+    it('the next entry: ✗ on its link to the tampered one only; later entries untouched', async () => {
+      const { ledger, inv, next, after, fields } = tampered();
+      const links = await walk(ledger, { index: next.index });
+      expect(marks(links)).toEqual([
+        'world✓',
+        'entry✗',
+        'record✓',
+        'input✓',
+        'plan✓',
+        'effect✓',
+        'output✓',
+      ]);
+      expect(links![1]!.detail).toBe(
+        `entry #${inv.index}'s fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(inv.entry.entryHash)}: prev cannot be linked`,
+      );
+      expect(marks(await walk(ledger, { index: after.index }))).toEqual(ALL);
+    });
+
+    it('World refusing the entry (no fields served): a named stop, and ✗ on the next link', async () => {
+      const { ledger, inv, next } = tampered();
+      const problem = `log entry ${inv.index} (…) has fields that hash to …`;
+      ledger.refusedEntries.set(inv.index, problem);
+      expect(await walk(ledger, { index: inv.index })).toEqual([
+        {
+          name: 'entry',
+          ok: false,
+          ref: '-',
+          detail: `World refuses to serve log entry ${inv.index} as valid: ${problem}`,
+        },
+      ]);
+      const links = await walk(ledger, { index: next.index });
+      expect(links![1]).toMatchObject({
+        name: 'entry',
+        ok: false,
+        detail: `World refuses to serve log entry ${inv.index} as valid: ${problem}: prev cannot be linked`,
+      });
+    });
+  });
+
   it('answers null for an entry that does not exist', async () => {
     expect(await walk(new MemoryLedger(), { index: 7 })).toBeNull();
   });

@@ -20,7 +20,13 @@ import {
 } from '@world/canonical';
 import { SEMANTIC_IDS } from '@world/contracts';
 import { preview, shortRef } from './format.js';
-import { jsonOf, type Provenance, type StoredObject } from './reads.js';
+import {
+  EntryRefused,
+  jsonOf,
+  type Provenance,
+  type StoredEntry,
+  type StoredObject,
+} from './reads.js';
 import { INVOCATION_RECORD_IDS } from './reads.js';
 import { effectLink } from './effect-link.js';
 import {
@@ -91,10 +97,13 @@ function parseRecord(object: StoredObject): InvocationRecord | string {
  * @throws the reads' errors (unreachable gateway, refused credential)
  */
 export async function walk(reads: Provenance, start: WalkStart): Promise<Link[] | null> {
-  const entry = await reads.entry(start.index);
+  const entry = await refusedOr(reads.entry(start.index));
   if (entry === null) return null;
+  // World refused the entry itself: its fields are not served, so nothing past it is walked.
+  if (entry instanceof EntryRefused)
+    return [{ name: 'entry', ok: false, ref: '-', detail: entry.message }];
   const [previous, pin, recordObject] = await Promise.all([
-    start.index > 0 ? reads.entry(start.index - 1) : Promise.resolve(null),
+    start.index > 0 ? refusedOr(reads.entry(start.index - 1)) : Promise.resolve(null),
     reads.pin(),
     reads.object(entry.transitionRef),
   ]);
@@ -203,17 +212,31 @@ async function worldLink(
   );
 }
 
+/** The read's entry, or its refusal as a value (the walk names it as a broken link). */
+async function refusedOr(
+  read: Promise<StoredEntry | null>,
+): Promise<StoredEntry | EntryRefused | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof EntryRefused) return err;
+    throw err;
+  }
+}
+
 function entryLink(
   entry: LogEntry,
   index: number,
-  previous: LogEntry | null,
+  previous: LogEntry | EntryRefused | null,
   pin: { ref: string; version: string } | null,
 ): Link {
   const h = entry.header;
   const problems: string[] = [];
   const recomputed = entryHash(h, entry.transitionRef);
   if (recomputed !== entry.entryHash)
-    problems.push(`hash recomputes to ${shortRef(recomputed)}, not ${shortRef(entry.entryHash)}`);
+    problems.push(
+      `fields hash to ${shortRef(recomputed)}, not its stored hash ${shortRef(entry.entryHash)}`,
+    );
   if (h.entryIndex !== index) problems.push(`header.entryIndex is ${h.entryIndex}, not ${index}`);
   if (index === 0) {
     if (h.prevEntryHash !== GENESIS_PREV_ENTRY_HASH)
@@ -222,6 +245,13 @@ function entryLink(
       );
   } else if (previous === null) {
     problems.push(`entry #${index - 1} is missing: prev cannot be linked`);
+  } else if (previous instanceof EntryRefused) {
+    problems.push(`${previous.message}: prev cannot be linked`);
+  } else if (entryHash(previous.header, previous.transitionRef) !== previous.entryHash) {
+    // The stored hash prev names is not what entry #index-1's fields hash to: the link is broken.
+    problems.push(
+      `entry #${index - 1}'s fields hash to ${shortRef(entryHash(previous.header, previous.transitionRef))}, not its stored hash ${shortRef(previous.entryHash)}: prev cannot be linked`,
+    );
   } else if (h.prevEntryHash !== previous.entryHash) {
     problems.push(
       `prev ${shortRef(h.prevEntryHash)} is not entry #${index - 1}'s hash ${shortRef(previous.entryHash)}`,

@@ -14,8 +14,8 @@ import {
   type WorldObject,
 } from '@world/canonical';
 import { SEMANTIC_IDS } from '@world/contracts';
-import type { LocateQuery, Provenance, Receipt, StoredObject } from '../src/reads.js';
-import { jsonOf } from '../src/reads.js';
+import type { LocateQuery, Provenance, Receipt, StoredEntry, StoredObject } from '../src/reads.js';
+import { EntryRefused, jsonOf } from '../src/reads.js';
 
 const INTERPRETER = makeJsonObject(SEMANTIC_IDS.interpreter, 'planner', {
   name: '@world/planner',
@@ -49,7 +49,9 @@ export type Outcome = 'ok' | 'refused' | 'denied';
 
 export class MemoryLedger implements Provenance {
   readonly objects = new Map<string, StoredObject>();
-  readonly entries_: LogEntry[] = [];
+  readonly entries_: StoredEntry[] = [];
+  /** entries World refuses to serve (REST StoredObjectCorrupt), with its problem text */
+  readonly refusedEntries = new Map<number, string>();
   readonly worlds = new Map<string, World>();
   readonly receipts = new Map<string, Receipt>();
   /** the effect records World's broker holds (GET /v1/effects) */
@@ -270,7 +272,9 @@ export class MemoryLedger implements Provenance {
   async world(ref: string): Promise<World | null> {
     return this.worlds.get(ref) ?? null;
   }
-  async entry(index: number): Promise<LogEntry | null> {
+  async entry(index: number): Promise<StoredEntry | null> {
+    const refused = this.refusedEntries.get(index);
+    if (refused !== undefined) throw new EntryRefused(index, refused);
     return this.entries_[index] ?? null;
   }
   async entries(from: number, limit: number): Promise<LogEntry[]> {

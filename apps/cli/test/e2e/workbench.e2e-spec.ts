@@ -336,7 +336,19 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await textOf(page, 'p.heading')).toBe(
         `why: entry ${first + 5} (invocation a2a:wb:${a2aTask})`,
       );
-      expect(await textOf(page, 'p.summary')).toBe('all 7 link(s) verified');
+      // The same walk as `world why`, ending with the inclusion link in the signed checkpoint.
+      const [origin, size] = (await w.get('/v1/checkpoint')).text.split('\n');
+      expect(
+        await page.$$eval('table.links tr.link', (trs) =>
+          trs.map(
+            (tr) => `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`,
+          ),
+        ),
+      ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓', 'log✓']);
+      expect(await textOf(page, 'tr.link[data-link="log"] td:nth-child(4)')).toBe(
+        `entry ${first + 5} ∈ signed checkpoint ${size} (${origin})`,
+      );
+      expect(await textOf(page, 'p.summary')).toBe('all 8 link(s) verified');
       await shot(page, 'why');
       await page.goto(`${w.url}/workbench/why?target=a2a:wb:never`);
       expect(await textOf(page, 'p.stop')).toBe(
@@ -657,8 +669,17 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
                 `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`,
             ),
           ),
-        ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗']);
-        expect(await textOf(page, 'p.summary')).toBe('1 of 7 link(s) broken');
+        ).toEqual([
+          'world✓',
+          'entry✓',
+          'record✓',
+          'input✓',
+          'plan✓',
+          'effect✓',
+          'output✗',
+          'log✓',
+        ]);
+        expect(await textOf(page, 'p.summary')).toBe('1 of 8 link(s) broken');
         await context.close();
       },
       E2E_TIMEOUT_MS,

@@ -35,6 +35,24 @@ export class ReadLog {
   }
 
   /**
+   * One entry for the workbench's pages and walks: an entry whose fields do not hash to its entry
+   * hash comes with `corrupt` (the problem) to be shown ✗ — never as valid (DESIGN.md §3).
+   * @throws NotFoundError `log entry not found`
+   */
+  async flaggedEntry(index: number): Promise<LogEntryView & { corrupt?: string }> {
+    const entry = await orNotFound(
+      this.rpc.request(
+        'ledger.log.entry',
+        { index, flagged: true },
+        { timeoutMs: READ_DEADLINE_MS },
+      ),
+      NOT_FOUND.logEntry,
+    );
+    const view = viewOf(entry);
+    return entry.corrupt === undefined ? view : { ...view, corrupt: entry.corrupt };
+  }
+
+  /**
    * GET /v1/log?from=&limit= (world-spec §5.8): the page stops at the first absent index; `from`
    * past the end is an empty page. The whole page shares one read deadline.
    * @throws BadRequestError for a bad `from` or a non-integer `limit`

@@ -6,6 +6,7 @@
  * JSON one click away, and the latest signed checkpoint with the entry's inclusion proof in it,
  * each verified on the server (proof-section.ts; RFC 9162 §2.1.3).
  */
+import { entryHash } from '@world/canonical';
 import { EffectRecordSchema, type EffectRecord } from '@world/contracts';
 import {
   INVOCATION_RECORD_IDS,
@@ -16,7 +17,7 @@ import {
   type Provenance,
   type StoredObject,
 } from '@world/why';
-import { html, type Html } from './html.js';
+import { html, mark, type Html } from './html.js';
 import { linksTable } from './why-page.js';
 import { diffLines } from './diff.js';
 import { PageReads } from './page-reads.js';
@@ -110,6 +111,21 @@ async function objectSections(reads: Provenance, entry: LogEntry): Promise<Html[
 }
 
 /**
+ * The header's entry hash recomputed on the server (world-spec §2.11): ✓, or ✗ naming what the
+ * fields hash to — an entry World flagged as corrupt is shown, never as valid.
+ */
+function entryHashMark(entry: LogEntry): Html {
+  const recomputed = entryHash(entry.header, entry.transitionRef);
+  return recomputed === entry.entryHash
+    ? mark(true)
+    : html`${mark(false)}
+        <span class="problem"
+          >fields hash to <code>${recomputed}</code>, stored hash
+          <code>${entry.entryHash}</code></span
+        >`;
+}
+
+/**
  * The page's body, or null when there is no such entry. The walk, the objects' sections and the
  * proof are read concurrently over one PageReads, so each object is read once for the page.
  * @param reads the viewer's scoped reads (payloads filtered by its visibility)
@@ -133,7 +149,7 @@ export async function entryBody(
       <dt>entryIndex</dt>
       <dd>${h.entryIndex}</dd>
       <dt>entryHash</dt>
-      <dd><code>${entry.entryHash}</code></dd>
+      <dd class="entry-hash"><code>${entry.entryHash}</code> ${entryHashMark(entry)}</dd>
       <dt>prevEntryHash</dt>
       <dd>
         ${

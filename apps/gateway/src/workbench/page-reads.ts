@@ -5,7 +5,14 @@
  * so the page costs one round trip per object, not two. Kept for one page only: a later page reads
  * afresh (the log and the objects are immutable, but a tampered row must show on the next load).
  */
-import type { LocateQuery, LogEntry, Provenance, Receipt, StoredObject, World } from '@world/why';
+import type {
+  LocateQuery,
+  Provenance,
+  Receipt,
+  StoredEntry,
+  StoredObject,
+  World,
+} from '@world/why';
 
 /** A Provenance over `reads` that sends each distinct read once (see the file doc). */
 export class PageReads implements Provenance {
@@ -31,7 +38,7 @@ export class PageReads implements Provenance {
     return this.once(`world ${ref}`, () => this.reads.world(ref));
   }
 
-  entry(index: number): Promise<LogEntry | null> {
+  entry(index: number): Promise<StoredEntry | null> {
     return this.once(`entry ${index}`, () => this.reads.entry(index));
   }
 

@@ -10,7 +10,7 @@ import {
   StoredObjectCorruptError,
   type ReadScope,
 } from '@world/contracts';
-import type { LocateQuery, Provenance, Receipt, StoredObject } from '@world/why';
+import type { LocateQuery, Provenance, Receipt, StoredEntry, StoredObject } from '@world/why';
 import type { ReadLog } from '../provenance/read-log.js';
 import type { ReadObjects } from '../provenance/read-objects.js';
 import type { ReadReceipt } from '../provenance/read-receipt.js';
@@ -51,8 +51,9 @@ export class ScopedProvenance implements Provenance {
     return found(this.reads.worlds.world(ref)) as Promise<World | null>;
   }
 
-  entry(index: number): Promise<LogEntry | null> {
-    return found(this.reads.log.entry(String(index))) as Promise<LogEntry | null>;
+  /** The entry, with `corrupt` when its fields do not hash to its entry hash (ReadLog.flaggedEntry). */
+  entry(index: number): Promise<StoredEntry | null> {
+    return found(this.reads.log.flaggedEntry(index)) as Promise<StoredEntry | null>;
   }
 
   async entries(from: number, limit: number): Promise<LogEntry[]> {

@@ -20,10 +20,11 @@ import { decodeBase64 } from '@world/canonical';
 import { html, mark, type Html } from './html.js';
 import type { LogProofReads } from './proof-section.js';
 
-/** The workbench's log reads as the inclusion link takes them: the proof's hashes decoded. */
+/** The workbench's log reads as the inclusion link takes them: the key line, the proof's hashes decoded. */
 export function logLinkReadsOf(log: LogProofReads): LogLinkReads {
   return {
-    key: () => log.key(),
+    // The key route's line ends with a newline; the verifier takes the line itself.
+    key: async () => (await log.key()).trim(),
     checkpoint: () => log.checkpoint(),
     inclusion: async (index, size) => ({
       hashes: (await log.inclusion(index, size)).hashes.map((h) => decodeBase64(h, 'tree hash')),

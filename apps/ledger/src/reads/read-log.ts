@@ -4,7 +4,13 @@
  * re-hashed first (DESIGN.md §3): a world must recompute to its ref, an entry to its entry hash.
  */
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, type ParsedRequestOf, type ReplyOf } from '@world/contracts';
+import type { LogEntry } from '@world/canonical';
+import {
+  NotFoundError,
+  StoredObjectCorruptError,
+  type ParsedRequestOf,
+  type ReplyOf,
+} from '@world/contracts';
 import { verifyStored } from '@world/runtime';
 import { LEDGER_SERVICE } from '../constants.js';
 import { denseRun, pageLimit } from './paging.js';
@@ -45,6 +51,23 @@ export class GetWorld {
   }
 }
 
+/**
+ * An entry re-hashed before it is served: refused when its fields do not hash to its entry hash
+ * (verifyStored), or — when the caller asked for `flagged` — served with `corrupt` naming the
+ * problem (logged all the same), never as valid.
+ * @throws StoredObjectCorruptError for a mismatch without `flagged`
+ */
+function checked(entry: LogEntry, flagged: boolean): LogEntry & { corrupt?: string } {
+  if (!flagged) return verifyStored(LEDGER_SERVICE, { kind: 'entry', entry }).entry;
+  try {
+    verifyStored(LEDGER_SERVICE, { kind: 'entry', entry });
+    return entry;
+  } catch (err) {
+    if (!(err instanceof StoredObjectCorruptError)) throw err;
+    return { ...entry, corrupt: err.problem };
+  }
+}
+
 /** `ledger.log.entry`: one log entry. */
 @Injectable()
 export class GetLogEntry {
@@ -52,14 +75,15 @@ export class GetLogEntry {
 
   /**
    * @throws NotFoundError 'log entry not found'
-   * @throws StoredObjectCorruptError when the row does not recompute to its entry hash
+   * @throws StoredObjectCorruptError when the row does not recompute to its entry hash (unless
+   *   `flagged`: then served with `corrupt`)
    */
   async execute(
     request: ParsedRequestOf<'ledger.log.entry'>,
   ): Promise<ReplyOf<'ledger.log.entry'>> {
     const entry = await this.reads.entry(request.index);
     if (entry === null) throw new NotFoundError('log entry not found');
-    return verifyStored(LEDGER_SERVICE, { kind: 'entry', entry }).entry;
+    return checked(entry, request.flagged === true);
   }
 }
 
@@ -72,13 +96,13 @@ export class ListLog {
    * A page of entries from `from`, limit clamped by pageLimit (at most PAGE_MAX); the page stops
    * at the first absent index and is empty when `from` is past the end.
    * @throws StoredObjectCorruptError when an entry of the page does not recompute to its hash
+   *   (unless `flagged`: then served with `corrupt`)
    */
   async execute(
     request: ParsedRequestOf<'ledger.log.range'>,
   ): Promise<ReplyOf<'ledger.log.range'>> {
     const items = await this.reads.entriesFrom(request.from, pageLimit(request.limit));
     const page = denseRun(items, request.from, (e) => e.header.entryIndex);
-    for (const entry of page) verifyStored(LEDGER_SERVICE, { kind: 'entry', entry });
-    return { items: page };
+    return { items: page.map((entry) => checked(entry, request.flagged === true)) };
   }
 }

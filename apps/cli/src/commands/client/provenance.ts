@@ -4,7 +4,13 @@
  * payload — callers re-hash it.
  */
 import { decodeBase64, type LogEntry, type World } from '@world/canonical';
-import type { LocateQuery, Provenance, Receipt, StoredObject } from '@world/why';
+import {
+  EntryRefused,
+  type LocateQuery,
+  type Provenance,
+  type Receipt,
+  type StoredObject,
+} from '@world/why';
 import { PAGE_MAX } from '@world/contracts';
 import { GatewayClient, GatewayHttpError } from './http.js';
 
@@ -30,8 +36,15 @@ export class HttpProvenance implements Provenance {
     return this.client.find<World>(`/v1/worlds/${ref}`);
   }
 
-  entry(index: number): Promise<LogEntry | null> {
-    return this.client.find<LogEntry>(`/v1/log/${index}`);
+  /** @throws EntryRefused when World refuses the entry as corrupt (its fields are not served) */
+  async entry(index: number): Promise<LogEntry | null> {
+    try {
+      return await this.client.find<LogEntry>(`/v1/log/${index}`);
+    } catch (err) {
+      if (err instanceof GatewayHttpError && err.errorClass === STORED_OBJECT_CORRUPT)
+        throw new EntryRefused(index, err.detail);
+      throw err;
+    }
   }
 
   async entries(from: number, limit: number): Promise<LogEntry[]> {
