@@ -21,12 +21,20 @@ export function linkLine(l: Link): string {
   return `  ${MARK[String(l.ok) as 'true' | 'false' | 'null']} ${l.name.padEnd(NAME_WIDTH)}${shortRef(l.ref)}  ${l.detail}`;
 }
 
-/** The summary line: `all 7 link(s) verified` or `2 of 7 link(s) broken`, naming unchecked ones. */
+/**
+ * The summary line: `all 7 link(s) verified` or `2 of 7 link(s) broken`, naming unchecked ones
+ * and the ones not visible to the caller (never counted as broken).
+ */
 export function summaryLine(links: Link[]): string {
   const broken = links.filter((l) => l.ok === false).length;
   const checked = links.filter((l) => l.ok !== null).length;
-  const unchecked = links.length - checked;
-  const note = unchecked === 0 ? '' : ` (${unchecked} not checkable)`;
+  const hidden = links.filter((l) => l.hidden === true).length;
+  const unchecked = links.length - checked - hidden;
+  const notes = [
+    ...(unchecked === 0 ? [] : [`${unchecked} not checkable`]),
+    ...(hidden === 0 ? [] : [`${hidden} not visible to this session`]),
+  ];
+  const note = notes.length === 0 ? '' : ` (${notes.join(', ')})`;
   return broken === 0
     ? `all ${checked} link(s) verified${note}`
     : `${broken} of ${checked} link(s) broken${note}`;

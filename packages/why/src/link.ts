@@ -26,7 +26,12 @@ export interface Link {
   ok: boolean | null;
   ref: string;
   detail: string;
+  /** set (with ok null) when the link's object is not this caller's to read: a named stop */
+  hidden?: true;
 }
+
+/** The stop of an object the caller may not read (DESIGN.md §3), as the walk names it. */
+export const NOT_VISIBLE = "not visible to this session (another episode's)";
 
 /** An output's world block (world-spec §4.2). */
 export interface OutputBody {
@@ -43,6 +48,7 @@ export function objectProblems(
   semanticIds?: readonly string[],
 ): string[] {
   if (object === null) return ['not found'];
+  if (object.hidden === true) return [NOT_VISIBLE];
   if (object.corrupt !== undefined)
     return [`the stored bytes were altered: World refuses to serve them (${object.corrupt})`];
   const problems: string[] = [];
@@ -57,8 +63,11 @@ export function objectProblems(
   return problems;
 }
 
-/** A link from its problems: ✓ with `detail` when none, else ✗ with them. */
+/** A link from its problems: ✓ with `detail` when none, a stop when only hidden, else ✗ with them. */
 export function link(name: LinkName, ref: string, problems: string[], detail: string): Link {
+  // An object the caller may not read is neither verified nor broken: a named stop.
+  if (problems.length === 1 && problems[0] === NOT_VISIBLE)
+    return { name, ok: null, ref, detail: NOT_VISIBLE, hidden: true };
   return problems.length === 0
     ? { name, ok: true, ref, detail }
     : { name, ok: false, ref, detail: problems.join('; ') };

@@ -18,6 +18,11 @@ export interface StoredObject {
    * `StoredObjectCorrupt`, DESIGN.md §3): World's message; `payload` is then empty.
    */
   corrupt?: string;
+  /**
+   * Set when the object is stored but not this caller's to read (another episode's, DESIGN.md
+   * §3): `payload` is then empty, and the walk names it as a stop, neither ✓ nor ✗.
+   */
+  hidden?: true;
 }
 
 /**

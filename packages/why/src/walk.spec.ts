@@ -1,7 +1,8 @@
 import { canonicalJson, entryHash, refOf } from '@world/canonical';
 import { MemoryLedger, PIN, type Invocation } from '../test/provenance-fixture.js';
 import { shortRef } from './format.js';
-import { objectProblems, shortInvocation } from './link.js';
+import { NOT_VISIBLE, objectProblems, shortInvocation } from './link.js';
+import { summaryLine } from './lines.js';
 import { walk, type Link, type WalkStart } from './walk.js';
 
 /** Each link as `<name><mark>`: ✓ holds, ✗ broken, - not checkable. */
@@ -244,6 +245,20 @@ describe('walk (world-spec §7.3 `why`, §9 provenance walks)', () => {
     expect(
       marks(await walk(ledger, { index: rest.entry.header.entryIndex, world: rest.world })),
     ).toEqual(['world✓', 'entry✓', 'record✓', 'output✓']);
+  });
+
+  it("another episode's head (DESIGN.md §3): its record and output are named stops, not broken", async () => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('notes.txt');
+    ledger.hidden.add(inv.record.hash);
+    ledger.hidden.add(inv.output.hash);
+    const links = await walk(ledger, { index: inv.index, world: inv.world });
+    expect(marks(links)).toEqual(['world✓', 'entry✓', 'record-', 'output-']);
+    expect(links!.slice(2)).toEqual([
+      { name: 'record', ok: null, ref: inv.record.hash, detail: NOT_VISIBLE, hidden: true },
+      { name: 'output', ok: null, ref: inv.output.hash, detail: NOT_VISIBLE, hidden: true },
+    ]);
+    expect(summaryLine(links!)).toBe('all 2 link(s) verified (2 not visible to this session)');
   });
 
   describe('a header row tampered in the database (written_by changed, entry hash kept)', () => {

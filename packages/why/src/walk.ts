@@ -372,7 +372,7 @@ function outputLink(
   if (start.world !== undefined && start.world.stateRoot !== ref)
     all.push(`is not the world's stateRoot ${shortRef(start.world.stateRoot)}`);
   let yours = '';
-  if (start.result !== undefined && object !== null) {
+  if (start.result !== undefined && object !== null && object.hidden !== true) {
     if (start.result.equals(object.payload)) yours = '; your result is these exact bytes';
     else
       all.push(

@@ -58,6 +58,8 @@ export class MemoryLedger implements Provenance {
   readonly brokerRecords = new Set<string>();
   /** refs World refuses to serve, with the gateway's StoredObjectCorrupt message */
   readonly refused = new Map<string, string>();
+  /** refs stored but not the caller's to read (another episode's objects, DESIGN.md §3) */
+  readonly hidden = new Set<string>();
   headRef: string | null = null;
   /** object reads, for scan-cost assertions */
   reads = 0;
@@ -283,6 +285,8 @@ export class MemoryLedger implements Provenance {
   async object(ref: string): Promise<StoredObject | null> {
     this.reads += 1;
     const object = this.objects.get(ref);
+    if (object !== undefined && this.hidden.has(ref))
+      return { hash: ref, semanticId: '', provenance: '', payload: Buffer.alloc(0), hidden: true };
     const corrupt = this.refused.get(ref);
     if (object === undefined || corrupt === undefined) return object ?? null;
     return { ...object, payload: Buffer.alloc(0), corrupt };

@@ -11,6 +11,7 @@ import { EffectRecordSchema, type EffectRecord } from '@world/contracts';
 import {
   INVOCATION_RECORD_IDS,
   jsonOf,
+  NOT_VISIBLE,
   shortRef,
   walk,
   type LogEntry,
@@ -25,7 +26,8 @@ import { checkProof, proofSection, type LogProofReads } from './proof-section.js
 
 /** An object as the page shows it: pretty JSON (or the byte count when it is not JSON). */
 function rawJson(object: StoredObject | null): string {
-  if (object === null) return '(not found, or not visible to this credential)';
+  if (object === null) return '(not found)';
+  if (object.hidden === true) return `(${NOT_VISIBLE})`;
   if (object.corrupt !== undefined)
     return `(World refuses to serve these bytes: ${object.corrupt})`;
   const body = jsonOf(object.payload);
@@ -184,7 +186,8 @@ export async function entryBody(
 /** The Object page: one object's envelope and raw JSON. */
 export async function objectBody(reads: Provenance, ref: string): Promise<Html | null> {
   const object = await reads.object(ref);
-  if (object === null) return null;
+  // Another episode's object is not this viewer's page: as absent (DESIGN.md §3).
+  if (object === null || object.hidden === true) return null;
   return html`<dl>
       <dt>ref</dt>
       <dd><code>${ref}</code></dd>

@@ -7,6 +7,7 @@ import { decodeBase64, type LogEntry, type World } from '@world/canonical';
 import {
   NotFoundError,
   PAGE_MAX,
+  READ_ALL,
   StoredObjectCorruptError,
   type ReadScope,
 } from '@world/contracts';
@@ -64,7 +65,7 @@ export class ScopedProvenance implements Provenance {
   async object(ref: string): Promise<StoredObject | null> {
     try {
       const view = await found(this.reads.objects.object(this.scope, ref, true));
-      if (view === null) return null;
+      if (view === null) return this.hiddenOrAbsent(ref);
       return {
         hash: view.hash,
         semanticId: view.semanticId,
@@ -77,6 +78,25 @@ export class ScopedProvenance implements Provenance {
       if (envelope === null) return null;
       return { ...envelope, payload: Buffer.alloc(0), corrupt: err.message };
     }
+  }
+
+  /**
+   * A miss of a confined scope: the object stored but another episode's (marked `hidden`, its
+   * payload never read) or absent. The walk reaches such a ref only through the public skeleton
+   * (a header's transitionRef, a world's stateRoot), so naming it stored tells nothing else.
+   */
+  private async hiddenOrAbsent(ref: string): Promise<StoredObject | null> {
+    if (this.scope.kind === 'all') return null;
+    const view = await found(this.reads.objects.object(READ_ALL, ref, false));
+    if (view === null) return null;
+    // Nothing of the envelope either: the session learns only that the ref is stored.
+    return {
+      hash: view.hash,
+      semanticId: '',
+      provenance: '',
+      payload: Buffer.alloc(0),
+      hidden: true,
+    };
   }
 
   async envelope(ref: string): Promise<Omit<StoredObject, 'payload'> | null> {
