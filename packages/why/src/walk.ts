@@ -10,23 +10,11 @@
  * invocation record's entry is written by `coordinator:<surface>` of its invocation id, and each
  * effect record is one World's broker wrote (GET /v1/effects; DESIGN.md §3).
  */
-import {
-  canonicalBytes,
-  entryHash,
-  GENESIS_PREV_ENTRY_HASH,
-  worldRef,
-  type LogEntry,
-  type World,
-} from '@world/canonical';
+import { canonicalBytes, worldRef, type LogEntry, type World } from '@world/canonical';
 import { SEMANTIC_IDS } from '@world/contracts';
 import { preview, shortRef } from './format.js';
-import {
-  EntryRefused,
-  jsonOf,
-  type Provenance,
-  type StoredEntry,
-  type StoredObject,
-} from './reads.js';
+import { EntryRefused, jsonOf, type Provenance, type StoredObject } from './reads.js';
+import { entryLink, hiddenWorld, refusedOr } from './entry-link.js';
 import { INVOCATION_RECORD_IDS } from './reads.js';
 import { effectLink } from './effect-link.js';
 import {
@@ -134,7 +122,11 @@ export async function walk(reads: Provenance, start: WalkStart): Promise<Link[] 
       : undefined;
 
   const links: Link[] = [];
-  links.push(await worldLink(reads, entry, start, record));
+  links.push(
+    recordObject?.hidden === true && start.world === undefined
+      ? hiddenWorld(start.index)
+      : await worldLink(reads, entry, start, record),
+  );
   links.push(entryLink(entry, start.index, previous, pin));
   links.push(recordLink(entry, recordObject, recordProblems, record));
   if (record !== null) {
@@ -209,65 +201,6 @@ async function worldLink(
     ref,
     problems,
     `revision ${candidate.revision}, stateRoot ${shortRef(candidate.stateRoot)}, logHead ${shortRef(candidate.logHead)} (recomputed)`,
-  );
-}
-
-/** The read's entry, or its refusal as a value (the walk names it as a broken link). */
-async function refusedOr(
-  read: Promise<StoredEntry | null>,
-): Promise<StoredEntry | EntryRefused | null> {
-  try {
-    return await read;
-  } catch (err) {
-    if (err instanceof EntryRefused) return err;
-    throw err;
-  }
-}
-
-function entryLink(
-  entry: LogEntry,
-  index: number,
-  previous: LogEntry | EntryRefused | null,
-  pin: { ref: string; version: string } | null,
-): Link {
-  const h = entry.header;
-  const problems: string[] = [];
-  const recomputed = entryHash(h, entry.transitionRef);
-  if (recomputed !== entry.entryHash)
-    problems.push(
-      `fields hash to ${shortRef(recomputed)}, not its stored hash ${shortRef(entry.entryHash)}`,
-    );
-  if (h.entryIndex !== index) problems.push(`header.entryIndex is ${h.entryIndex}, not ${index}`);
-  if (index === 0) {
-    if (h.prevEntryHash !== GENESIS_PREV_ENTRY_HASH)
-      problems.push(
-        `prev ${shortRef(h.prevEntryHash)} is not the genesis prev (sha256 of nothing)`,
-      );
-  } else if (previous === null) {
-    problems.push(`entry #${index - 1} is missing: prev cannot be linked`);
-  } else if (previous instanceof EntryRefused) {
-    problems.push(`${previous.message}: prev cannot be linked`);
-  } else if (entryHash(previous.header, previous.transitionRef) !== previous.entryHash) {
-    // The stored hash prev names is not what entry #index-1's fields hash to: the link is broken.
-    problems.push(
-      `entry #${index - 1}'s fields hash to ${shortRef(entryHash(previous.header, previous.transitionRef))}, not its stored hash ${shortRef(previous.entryHash)}: prev cannot be linked`,
-    );
-  } else if (h.prevEntryHash !== previous.entryHash) {
-    problems.push(
-      `prev ${shortRef(h.prevEntryHash)} is not entry #${index - 1}'s hash ${shortRef(previous.entryHash)}`,
-    );
-  }
-  const pinText =
-    pin === null
-      ? ''
-      : pin.ref === h.interpreter
-        ? ` (${pin.version}, the planner's pin)`
-        : " (not the planner's current pin)";
-  return link(
-    'entry',
-    entry.entryHash,
-    problems,
-    `#${h.entryIndex} writtenBy ${h.writtenBy} prev ${shortRef(h.prevEntryHash)} transitionFn ${shortRef(h.transitionFn)} interpreter ${shortRef(h.interpreter)}${pinText}`,
   );
 }
 

@@ -1,0 +1,80 @@
+/**
+ * The entry link of `world why` (world-spec §2.11, §7.3): the header recomputes to its entry hash,
+ * and its prev is the hash of the entry before, whose own fields must hash to it — a header row
+ * altered in storage breaks its own link and the next entry's, no other. An entry World refuses
+ * to serve (EntryRefused) is named as such.
+ */
+import { entryHash, GENESIS_PREV_ENTRY_HASH, type LogEntry } from '@world/canonical';
+import { shortRef } from './format.js';
+import { EntryRefused, type StoredEntry } from './reads.js';
+import { link, NOT_VISIBLE, type Link } from './link.js';
+
+/** The read's entry, or its refusal as a value (the walk names it as a broken link). */
+export async function refusedOr(
+  read: Promise<StoredEntry | null>,
+): Promise<StoredEntry | EntryRefused | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof EntryRefused) return err;
+    throw err;
+  }
+}
+
+/** The world of an entry whose record the caller may not read: not recomputable here, a stop. */
+export function hiddenWorld(index: number): Link {
+  return {
+    name: 'world',
+    ok: null,
+    ref: '-',
+    detail: `entry #${index}'s record is ${NOT_VISIBLE}: its world cannot be recomputed here`,
+    hidden: true,
+  };
+}
+
+export function entryLink(
+  entry: LogEntry,
+  index: number,
+  previous: LogEntry | EntryRefused | null,
+  pin: { ref: string; version: string } | null,
+): Link {
+  const h = entry.header;
+  const problems: string[] = [];
+  const recomputed = entryHash(h, entry.transitionRef);
+  if (recomputed !== entry.entryHash)
+    problems.push(
+      `fields hash to ${shortRef(recomputed)}, not its stored hash ${shortRef(entry.entryHash)}`,
+    );
+  if (h.entryIndex !== index) problems.push(`header.entryIndex is ${h.entryIndex}, not ${index}`);
+  if (index === 0) {
+    if (h.prevEntryHash !== GENESIS_PREV_ENTRY_HASH)
+      problems.push(
+        `prev ${shortRef(h.prevEntryHash)} is not the genesis prev (sha256 of nothing)`,
+      );
+  } else if (previous === null) {
+    problems.push(`entry #${index - 1} is missing: prev cannot be linked`);
+  } else if (previous instanceof EntryRefused) {
+    problems.push(`${previous.message}: prev cannot be linked`);
+  } else if (entryHash(previous.header, previous.transitionRef) !== previous.entryHash) {
+    // The stored hash prev names is not what entry #index-1's fields hash to: the link is broken.
+    problems.push(
+      `entry #${index - 1}'s fields hash to ${shortRef(entryHash(previous.header, previous.transitionRef))}, not its stored hash ${shortRef(previous.entryHash)}: prev cannot be linked`,
+    );
+  } else if (h.prevEntryHash !== previous.entryHash) {
+    problems.push(
+      `prev ${shortRef(h.prevEntryHash)} is not entry #${index - 1}'s hash ${shortRef(previous.entryHash)}`,
+    );
+  }
+  const pinText =
+    pin === null
+      ? ''
+      : pin.ref === h.interpreter
+        ? ` (${pin.version}, the planner's pin)`
+        : " (not the planner's current pin)";
+  return link(
+    'entry',
+    entry.entryHash,
+    problems,
+    `#${h.entryIndex} writtenBy ${h.writtenBy} prev ${shortRef(h.prevEntryHash)} transitionFn ${shortRef(h.transitionFn)} interpreter ${shortRef(h.interpreter)}${pinText}`,
+  );
+}
