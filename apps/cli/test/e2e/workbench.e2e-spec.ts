@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { HttpAgent } from '@ag-ui/client';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { entryHash } from '@world/canonical';
 import { shortRef } from '@world/why';
+import { requireBuiltCli, runCli } from '../support/cli.js';
 import { FULL_GRANTS, MODES, startTestSystem, type TestSystem } from '../support/system.js';
 
 const E2E_TIMEOUT_MS = 300_000;
@@ -111,6 +113,7 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
   };
 
   beforeAll(async () => {
+    requireBuiltCli();
     w = await startTestSystem(mode, { agui: { runMs: 3000, heartbeatMs: 500 } });
     await w.episode('wb', { 'notes.txt': NOTES });
     await w.episode('wb-other', { 'o.txt': 'other\n' });
@@ -549,6 +552,26 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
         '-',
         'not visible',
       ]);
+      // Another episode's entry: its record is a named stop, not a broken link (DESIGN.md §3).
+      const linkMarks = () =>
+        page.$$eval('table.links tr.link', (trs) =>
+          trs.map(
+            (tr) => `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`,
+          ),
+        );
+      await page.goto(`${w.url}/workbench/why?target=${first + 2}`);
+      expect(await linkMarks()).toEqual(['world-', 'entry✓', 'record-', 'log✓']);
+      expect(await textOf(page, 'tr.link[data-link="record"] td:nth-child(4)')).toBe(
+        "not visible to this session (another episode's)",
+      );
+      expect(await textOf(page, 'p.summary')).toBe(
+        'all 2 link(s) verified (2 not visible to this session)',
+      );
+      await page.goto(`${w.url}/workbench/entry/${first + 2}`);
+      expect(await linkMarks()).toEqual(['world-', 'entry✓', 'record-']);
+      expect(await textOf(page, 'p.summary')).toBe(
+        'all 1 link(s) verified (2 not visible to this session)',
+      );
       const episode = await page.goto(`${w.url}/workbench/episodes/wb`);
       expect(episode!.status()).toBe(404);
       // the Overview: its own call and the genesis by outcome, every other entry hidden; no
@@ -648,6 +671,86 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
 
   if (mode === 'distributed')
     it(
+      "a header row altered in the database: ✗ on its own entry hash and on the next entry's prev link, nothing else; world why names the refusal",
+      async () => {
+        const index = first + 4;
+        const db = new pg.Client({ connectionString: w.databaseUrl });
+        await db.connect();
+        const before = (await w.get(`/v1/log/${index}`)).json;
+        await db.query(
+          "UPDATE ledger.log_entries SET written_by = 'coordinator:a2a' WHERE entry_index = $1",
+          [index],
+        );
+        try {
+          const fields = entryHash(
+            { ...before.header, writtenBy: 'coordinator:a2a' },
+            before.transitionRef,
+          );
+          const context = await loggedIn(w.operatorToken);
+          const page = await context.newPage();
+          const linkMarks = () =>
+            page.$$eval('table.links tr.link', (trs) =>
+              trs.map(
+                (tr) =>
+                  `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`,
+              ),
+            );
+          const own = await page.goto(`${w.url}/workbench/entry/${index}`);
+          expect(own!.status()).toBe(200);
+          expect(await textOf(page, 'dd.entry-hash')).toBe(
+            `${before.entryHash} ✗ fields hash to ${fields}, stored hash ${before.entryHash}`,
+          );
+          expect(await textOf(page, 'tr.link[data-link="entry"] td:nth-child(4)')).toBe(
+            `fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(before.entryHash)}`,
+          );
+          const next = await page.goto(`${w.url}/workbench/entry/${index + 1}`);
+          expect(next!.status()).toBe(200);
+          expect(await linkMarks()).toEqual([
+            'world✓',
+            'entry✗',
+            'record✓',
+            'input✓',
+            'plan✓',
+            'effect✓',
+            'output✓',
+          ]);
+          expect(await textOf(page, 'tr.link[data-link="entry"] td:nth-child(4)')).toBe(
+            `entry #${index}'s fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(before.entryHash)}: prev cannot be linked`,
+          );
+          expect(await textOf(page, 'dd.entry-hash')).toMatch(/ ✓$/);
+          const why = await page.goto(`${w.url}/workbench/why?target=${index + 1}`);
+          expect(why!.status()).toBe(200);
+          expect(await textOf(page, 'p.summary')).toBe('1 of 8 link(s) broken');
+          await page.goto(`${w.url}/workbench/entry/${index + 2}`);
+          expect(await textOf(page, 'p.summary')).toBe('all 7 link(s) verified');
+          await context.close();
+          // /v1 still refuses the entry: the CLI names World's refusal as its stop (exit 3).
+          const env = { WORLD_URL: w.url, WORLD_HOME: w.paths.home };
+          const problem = `log entry ${index} (${before.entryHash}) has fields that hash to ${fields}`;
+          expect(await runCli(['why', String(index)], env)).toEqual({
+            code: 3,
+            signal: null,
+            stdout: [
+              `why: entry ${index}`,
+              `  ✗ entry   -  World refuses to serve log entry ${index} as valid: stored object corrupt: ${problem}`,
+              '1 of 1 link(s) broken',
+              '',
+            ].join('\n'),
+            stderr: '',
+          });
+        } finally {
+          await db.query('UPDATE ledger.log_entries SET written_by = $2 WHERE entry_index = $1', [
+            index,
+            before.header.writtenBy,
+          ]);
+          await db.end();
+        }
+      },
+      E2E_TIMEOUT_MS,
+    );
+
+  if (mode === 'distributed')
+    it(
       'the why page marks ✗ the output altered in the database',
       async () => {
         const db = new pg.Client({ connectionString: w.databaseUrl });
@@ -669,16 +772,7 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
                 `${tr.children[1]!.textContent!.trim()}${tr.children[0]!.textContent!.trim()}`,
             ),
           ),
-        ).toEqual([
-          'world✓',
-          'entry✓',
-          'record✓',
-          'input✓',
-          'plan✓',
-          'effect✓',
-          'output✗',
-          'log✓',
-        ]);
+        ).toEqual(['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗', 'log✓']);
         expect(await textOf(page, 'p.summary')).toBe('1 of 8 link(s) broken');
         await context.close();
       },
