@@ -54,15 +54,30 @@ export class ReadLog {
 
   /**
    * GET /v1/log?from=&limit= (world-spec §5.8): the page stops at the first absent index; `from`
-   * past the end is an empty page. The whole page shares one read deadline.
-   * @throws BadRequestError for a bad `from` or a non-integer `limit`
+   * past the end is an empty page. The whole page shares one read deadline. With `flagged` (the
+   * workbench's live stream; never /v1) an entry whose fields do not hash to its entry hash is
+   * served with `corrupt` instead of failing the page, so it can be shown ✗, never as valid.
+   * @throws BadRequestError for a bad `from` or a non-integer `limit`; StoredObjectCorruptError
+   *   for such an entry without `flagged`
    */
-  async range(from: QueryValue, limit: QueryValue): Promise<{ items: LogEntryView[] }> {
-    const request = { from: parseFrom(from), limit: parsePageLimit(limit) };
+  async range(
+    from: QueryValue,
+    limit: QueryValue,
+    flagged = false,
+  ): Promise<{ items: Array<LogEntryView & { corrupt?: string }> }> {
+    const request = {
+      from: parseFrom(from),
+      limit: parsePageLimit(limit),
+      ...(flagged && { flagged }),
+    };
     const reply = await this.rpc.request('ledger.log.range', request, {
       timeoutMs: READ_DEADLINE_MS,
     });
-    return { items: reply.items.map(viewOf) };
+    return {
+      items: reply.items.map((e) =>
+        e.corrupt === undefined ? viewOf(e) : { ...viewOf(e), corrupt: e.corrupt },
+      ),
+    };
   }
 
   /**

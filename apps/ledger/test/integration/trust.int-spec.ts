@@ -264,14 +264,33 @@ describe('ledger ownership and re-hashed reads (PostgreSQL + NATS)', () => {
       expect(
         await refusal(client.request('ledger.log.range', { from: 0, limit: 10 }, opts)),
       ).toEqual(entryError);
+      // Asked flagged (the workbench), the entry is served marked with the problem, never as
+      // valid; its neighbours unmarked.
+      const problem = (entryError as StoredObjectCorruptError).problem;
+      const flagged = await client.request('ledger.log.entry', { index: 1, flagged: true }, opts);
+      expect(flagged.corrupt).toBe(problem);
+      expect(flagged.header.semanticsEpoch).toBe(7);
+      const page = await client.request(
+        'ledger.log.range',
+        { from: 0, limit: 10, flagged: true },
+        opts,
+      );
+      expect(page.items.map((e) => [e.header.entryIndex, e.corrupt ?? null])).toEqual([
+        [0, null],
+        [1, problem],
+        ...page.items.slice(2).map((e) => [e.header.entryIndex, null]),
+      ]);
+      expect(page.items.length).toBeGreaterThan(1);
       const lines = logs.records.filter((l) => l.msg === 'stored object corrupt');
       expect(lines.map((l) => [l.service, l.problem])).toEqual([
         ['ledger', objectProblem],
         ['ledger', objectProblem],
         ['ledger', (worldError as StoredObjectCorruptError).problem],
         ['ledger', (worldError as StoredObjectCorruptError).problem],
-        ['ledger', (entryError as StoredObjectCorruptError).problem],
-        ['ledger', (entryError as StoredObjectCorruptError).problem],
+        ['ledger', problem],
+        ['ledger', problem],
+        ['ledger', problem],
+        ['ledger', problem],
       ]);
     } finally {
       logs.stop();
