@@ -6,6 +6,7 @@ export * from './bind.js';
 export * from './mcp.js';
 export * from './schemas.js';
 export * from './subjects.js';
+export { REF_ROLES, type RefRole } from './log-reads.js';
 export * from './broker-subjects.js';
 export * from './planner-subjects.js';
 export * from './parse.js';

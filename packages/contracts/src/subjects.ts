@@ -22,6 +22,7 @@ import {
 } from './schemas.js';
 import { CommitAuthorSchema, ObjectGetRequest, ReadScopeSchema } from './visibility.js';
 import { ReplicaReportSchema } from './replicas.js';
+import { FlaggedEntrySchema, LedgerLocateReply, LedgerLocateRequest } from './log-reads.js';
 import {
   LedgerTimelineRateReply,
   LedgerTimelineRateRequest,
@@ -111,44 +112,6 @@ const LedgerHeadReply = z.object({
   world: WorldSchema.nullable(),
   entryIndex: NonNegInt.nullable(),
 });
-
-/**
- * A log entry as a read serves it. With `flagged` asked, an entry whose fields do not hash to its
- * stored entry hash is served with `corrupt` (the problem, contracts storedProblem) instead of
- * refused, so a page can show it marked ✗ (DESIGN.md §3: never as valid); without it such an
- * entry is refused (StoredObjectCorrupt).
- */
-const FlaggedEntrySchema = LogEntrySchema.extend({ corrupt: z.string().optional() });
-
-/**
- * The roles in which an invocation entry names a ref (`world why <ref>`, world-spec §7.3):
- * `record` its transitionRef; the record's input, output and plan; an effect record of it; an
- * effect record's request or result.
- */
-export const REF_ROLES = [
-  'record',
-  'input',
-  'output',
-  'plan',
-  'effect',
-  'request',
-  'result',
-] as const;
-export type RefRole = (typeof REF_ROLES)[number];
-
-/**
- * `ledger.log.locate`: the newest entry that names `ref` in one of `roles`, or the entry of
- * invocation id `invocationId` (its record's invocationId); one of the two.
- */
-const LedgerLocateRequest = z.union([
-  z.object({
-    scope: ReadScopeSchema,
-    ref: RefSchema,
-    roles: z.array(z.enum(REF_ROLES)).min(1),
-  }),
-  z.object({ scope: ReadScopeSchema, invocationId: z.string().min(1) }),
-]);
-const LedgerLocateReply = z.object({ entryIndex: NonNegInt.nullable() });
 
 const ReceiptStateSchema = z.enum(['not-started', 'indeterminate', 'resolved']);
 const LedgerReceiptReply = z.object({

@@ -23,11 +23,7 @@ export interface LogLinkReads {
  * Checks entry `index` against the latest signed checkpoint.
  * @returns the `log` link: ✓ `entry I ∈ signed checkpoint N (origin)`, or ✗ naming what failed
  */
-export async function logLink(
-  index: number,
-  provenance: Provenance,
-  reads: LogLinkReads,
-): Promise<Link> {
+async function logLink(index: number, provenance: Provenance, reads: LogLinkReads): Promise<Link> {
   const entry = await provenance.entry(index);
   if (entry === null)
     return { name: 'log', ok: false, ref: '', detail: `log entry ${index} not found` };

@@ -7,6 +7,7 @@
  */
 import type {
   LocateQuery,
+  LogEntry,
   Provenance,
   Receipt,
   StoredEntry,
