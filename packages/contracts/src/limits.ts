@@ -314,12 +314,12 @@ export const LOG_STREAM_RESYNC_MS = 1_000;
 /** `world log tail --follow` reconnects after a failure with a backoff doubling from 250 ms to 5 s (world-spec §7.3). */
 export const LOG_TAIL_BACKOFF_MIN_MS = 250;
 export const LOG_TAIL_BACKOFF_MAX_MS = 5_000;
-/** `world why` scans back from head: default 500 entries, at most 5000, within 60 s (world-spec §7.3, §10). */
+/**
+ * `world why --scan N` (world-spec §7.3, §10): default 500, at most 5000. Still validated so
+ * scripts passing it keep working; targets are found by the ledger's indexes, so it bounds nothing.
+ */
 export const WHY_SCAN_DEFAULT = 500;
 export const WHY_SCAN_MAX = 5_000;
-export const WHY_SCAN_MS = 60_000;
-/** Object reads a `why` scan keeps in flight at once. */
-export const WHY_SCAN_CONCURRENCY = 8;
 /** Client output: a value longer than this many characters is elided with its byte count (world-spec §7.3). */
 export const CLI_PREVIEW_CHARS = 120;
 /** Client output: refs are shortened to this many hex digits (`sha256:08ab69ae…`, world-spec §7.3). */
