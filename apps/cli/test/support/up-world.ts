@@ -76,7 +76,8 @@ async function consecutiveFreePorts(): Promise<number> {
 
 /**
  * Starts `world up --replicas <replicas>` at invocation deadline `callDeadlineMs`.
- * @param extraEnv more variables for every process
+ * @param extraEnv more variables for every process; a NATS_URL there replaces the test NATS
+ *   server for the processes and the test's own bus client alike
  */
 export async function startUpWorld(
   label: string,
@@ -91,9 +92,10 @@ export async function startUpWorld(
   const db: TestDatabase = await createTestDatabase(label);
   const home = await mkdtemp(join(tmpdir(), `world-${label}-`));
   const prefix = uniquePrefix(label);
+  const natsUrl = extraEnv.NATS_URL ?? testNatsUrl();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
-    NATS_URL: testNatsUrl(),
+    NATS_URL: natsUrl,
     DATABASE_URL: db.url,
     WORLD_SUBJECT_PREFIX: prefix,
     WORLD_HOME: join(home, 'home'),
@@ -109,7 +111,7 @@ export async function startUpWorld(
     { replicas, onLine: (replica, line) => lines.push({ replica, line }) },
     env,
   );
-  const rpc = await connectRpc({ kind: 'nats', url: testNatsUrl(), prefix }, `${label}-test`);
+  const rpc = await connectRpc({ kind: 'nats', url: natsUrl, prefix }, `${label}-test`);
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
 
