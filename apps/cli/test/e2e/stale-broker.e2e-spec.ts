@@ -214,12 +214,13 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     const file = join(worktree, 'g1.txt');
     const { stale, first, entry } = await staleAndLater(ep, token, file);
 
-    expect(await resume(stale, invocationId)).toEqual(LAPSED_LINES);
+    const staleLines = await resume(stale, invocationId);
     expect(await readFile(file, 'utf8')).toBe('B-later\n');
     expect(await intentsOf(ep)).toEqual([
       { task: 'T12', status: 'failed' },
       { task: 'T13', status: 'succeeded' },
     ]);
+    expect(staleLines).toEqual(LAPSED_LINES);
     const record = await failedRecord(invocationId);
     // The planner still waited: T12 commits after T13, its effect failed; resends replay it.
     const answer = await first;
@@ -293,12 +294,13 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     // Before the broker resumes nothing records the effect; after, its failed record.
     expect(await first).toEqual(unrecorded('(none recorded yet)'));
     expect(await writeA(token)).toEqual(unrecorded('(none recorded yet)'));
-    expect(await resume(stale, invocationId)).toEqual(LAPSED_LINES);
+    const staleLines = await resume(stale, invocationId);
     expect(await readFile(file, 'utf8')).toBe('B-later\n');
     expect(await intentsOf(ep)).toEqual([
       { task: 'T12', status: 'failed' },
       { task: 'T13', status: 'succeeded' },
     ]);
+    expect(staleLines).toEqual(LAPSED_LINES);
     const record = await failedRecord(invocationId);
     expect(await writeA(token)).toEqual(unrecorded(record));
     expect(await writeA(token)).toEqual(unrecorded(record));
