@@ -9,9 +9,11 @@
  * - NATS drops the sleeping broker (this server pings every second and gives a client three
  *   unanswered pings), so the later write reaches the other broker, which takes the lapsed lease
  *   and commits;
- * - the sleeping broker, SIGCONTed, never starts the stale handler: its outcome is `failed`, the
- *   file keeps the later content, the log holds the later entry only (`world why` verifies it),
- *   the spend equals the intents, and no answer for the stale task id invites a new task id.
+ * - the sleeping broker, SIGCONTed, never starts the stale handler: its outcome is `failed` (its
+ *   lines say the lease lapsed), the file keeps the later content, the spend equals the intents.
+ * Resumed while its planner still waits, the stale call commits after the later one with its
+ * effect failed (`world why` verifies both entries); resumed after its planner gave up, it has no
+ * entry and every answer for its task id names its effect records — none invites a new task id.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,11 @@ import { eventually, freePort, startNatsServer, type TestNatsServer } from '@wor
 import { requireBuiltCli, runCli } from '../support/cli.js';
 import { startUpWorld, type UpWorld } from '../support/up-world.js';
 
+/**
+ * The planner gives an execute up about DEADLINE_MS − postEffectMs + 1 s (≈ 13.8 s) after the
+ * call began: the first case resumes the broker some 5 s in, well before; the second waits for
+ * the planner's "effect execution did not answer" line.
+ */
 const DEADLINE_MS = 16_000;
 const WRITE = [{ effect: 'Workspace.Write', scope: 'worktree', budget: 10 }];
 
