@@ -122,9 +122,12 @@ export class TimelineRepository {
     if (request.surface !== undefined) w.add('t.surface = $?', request.surface);
     if (request.since !== undefined) w.add('t.committed_at >= $?::timestamptz', request.since);
     if (request.until !== undefined) w.add('t.committed_at < $?::timestamptz', request.until);
-    const confined =
-      request.episode !== undefined || request.tool !== undefined || request.outcome !== undefined;
-    if (own !== null && confined) w.add('t.episode_id = $?', own);
+    // any filter of a confined scope matches only its own rows (README "The workbench"): a row of
+    // another episode it matched would say that episode called on that surface at that time
+    const filtered = (['episode', 'tool', 'outcome', 'surface', 'since', 'until'] as const).some(
+      (name) => request[name] !== undefined,
+    );
+    if (own !== null && filtered) w.add('t.episode_id = $?', own);
     const { rows } = await this.database.query<IndexRow>(
       `SELECT t.entry_index, e.entry_hash, ${iso('t.committed_at')} AS committed_at, t.surface, t.episode_id,
               t.tool, t.outcome, t.reason, t.invocation_id, ${visible} AS visible

@@ -263,8 +263,15 @@ describe.each(MODES)('timeline index over %s', (mode, setupMode) => {
       (await timeline({ tool: 'write_file' }, ep('ep-b'))).items.map((r) => r.entryIndex),
     ).toEqual([3]);
     expect((await timeline({ surface: 'mcp' }, ep('ep-b'))).items.map((r) => r.entryIndex)).toEqual(
-      [4, 3, 2, 1],
+      [4, 3],
     );
+    expect((await timeline({ surface: 'a2a' }, ep('ep-b'))).items).toEqual([]);
+    const all = (await timeline()).items;
+    const since = all[6]!.committedAt!;
+    expect((await timeline({ since }, ep('ep-b'))).items.map((r) => r.entryIndex)).toEqual([4, 3]);
+    expect(
+      (await timeline({ until: all[0]!.committedAt! }, ep('ep-a'))).items.map((r) => r.entryIndex),
+    ).toEqual([5, 2, 1]);
   });
 
   it('counts entries per minute and outcome; a session sees the others as hidden', async () => {
