@@ -36,6 +36,7 @@ import type { LogSink } from './log.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { assertSdkServesParsedBody } from './mcp/sdk-fetch-adapter.js';
 import { observeHttp } from './ops/http-observe.js';
+import { secureWorkbench } from './workbench/security.js';
 
 const REPLICA_ID_BYTES = 4;
 
@@ -160,6 +161,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     // Then: a draining gateway takes no new request (ShutdownGate), counted and logged above.
     app.use(gate.middleware);
     if (isLoopbackHost(bind.host)) app.use(hostOriginGuard(loopbackHostnames(bind.host)));
+    app.use(secureWorkbench);
     app.useGlobalFilters(new RestExceptionFilter(log));
     // A slow client cannot hold a connection open by trickling headers or a body.
     const server = app.getHttpServer() as Server;

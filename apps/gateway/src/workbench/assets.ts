@@ -1,9 +1,9 @@
 /**
  * The workbench's only stylesheet and script, served by the gateway itself (no CDN; the machine
  * may be offline). The script only enhances: every page works without it. It follows POST /agui
- * (the AG-UI stream) on the unfiltered newest timeline page, inserts each committed entry's row
- * (rendered by the server: GET /workbench/rows?from=N) and keeps the status line saying when
- * World last checked.
+ * (the AG-UI stream) on the newest timeline page, filtered or not, inserts each committed entry's
+ * row that matches the page's filters (rendered by the server: GET /workbench/rows?from=N&<the
+ * page's filters>) and keeps the status line saying, in UTC like the page, when World last checked.
  */
 
 export const WORKBENCH_CSS = `
@@ -34,16 +34,17 @@ export const WORKBENCH_JS = `'use strict';
   var newest = Number(live.getAttribute('data-head'));
   var cursor = newest + 1;
   var runs = 0;
-  function clock(ms) { return new Date(ms).toTimeString().slice(0, 8); }
+  var filters = live.getAttribute('data-filters') || '';
+  function clock(ms) { return new Date(ms).toISOString().slice(11, 19); }
   function status(text) { live.textContent = text; }
   function checked(ms) {
     status('live: checked ' + clock(ms) + ', ' + (newest < 0 ? 'no entries yet' : 'no new entries after #' + newest));
   }
   function addRows(from) {
-    return fetch('/workbench/rows?from=' + from, { credentials: 'same-origin' })
+    return fetch('/workbench/rows?from=' + from + (filters === '' ? '' : '&' + filters), { credentials: 'same-origin' })
       .then(function (r) { return r.ok ? r.text() : ''; })
       .then(function (text) {
-        if (text === '') return;
+        if (text === '') return 0;
         var t = document.createElement('tbody');
         t.innerHTML = text;
         var rows = Array.prototype.slice.call(t.children);
@@ -53,6 +54,7 @@ export const WORKBENCH_JS = `'use strict';
           row.className = 'fresh';
           tbody.insertBefore(row, tbody.firstChild);
         });
+        return rows.length;
       });
   }
   function handle(frame) {
@@ -67,7 +69,10 @@ export const WORKBENCH_JS = `'use strict';
       var index = event.value.header.entryIndex;
       var before = newest;
       newest = Math.max(newest, index);
-      return addRows(before + 1).then(function () { status('live: entry #' + index + ' committed at ' + clock(Date.now())); });
+      return addRows(before + 1).then(function (added) {
+        if (added > 0) status('live: entry #' + index + ' committed at ' + clock(Date.now()));
+        else status('live: checked ' + clock(Date.now()) + ', no new entries matching the filters after #' + newest);
+      });
     }
     if (event.type === 'STATE_SNAPSHOT') cursor = event.snapshot.cursor;
     if (event.type === 'STATE_DELTA') event.delta.forEach(function (op) { if (op.path === '/cursor') cursor = op.value; });

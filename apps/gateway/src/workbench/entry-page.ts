@@ -20,7 +20,7 @@ import {
 } from '@world/why';
 import { html, mark, type Html } from './html.js';
 import { linksTable } from './why-page.js';
-import { diffLines } from './diff.js';
+import { CHANGE_CHARS_MAX, editedText, writtenContent } from './diff.js';
 import { PageReads } from './page-reads.js';
 import { checkProof, proofSection, type LogProofReads } from './proof-section.js';
 
@@ -36,6 +36,17 @@ function rawJson(object: StoredObject | null): string {
     : JSON.stringify(body, null, 2);
 }
 
+/** The raw JSON of a section, cut at CHANGE_CHARS_MAX characters (the object page has it all). */
+function rawSection(object: StoredObject | null, ref: string): Html {
+  const text = rawJson(object);
+  if (text.length <= CHANGE_CHARS_MAX) return html`<pre>${text}</pre>`;
+  return html`<pre>${text.slice(0, CHANGE_CHARS_MAX)}</pre>
+    <p class="more">
+      … ${text.length - CHANGE_CHARS_MAX} more character(s) not shown:
+      <a href="/workbench/objects/${ref}">raw object</a>
+    </p>`;
+}
+
 function objectSection(title: string, ref: string, object: StoredObject | null): Html {
   return html`<section class="object">
     <h2>${title}</h2>
@@ -45,20 +56,21 @@ function objectSection(title: string, ref: string, object: StoredObject | null):
     </p>
     <details>
       <summary>raw JSON</summary>
-      <pre>${rawJson(object)}</pre>
+      ${rawSection(object, ref)}
     </details>
   </section>`;
 }
 
 /** The change a write or edit asked for, from its recorded effect request (world-spec §2.8, §3). */
-function changeOf(request: unknown): Html {
+function changeOf(request: unknown, requestRef: string): Html {
   // The broker's request is `{effect, scope, cost, now, payload}`; payload holds the tool's arguments.
   const args = (request as { payload?: Record<string, unknown> } | undefined)?.payload;
   const a = (args ?? {}) as Record<string, unknown>;
+  const raw = `/workbench/objects/${requestRef}`;
   if (typeof a.old_text === 'string' && typeof a.new_text === 'string')
-    return diffLines(a.old_text, a.new_text, String(a.path ?? ''));
+    return editedText(a.old_text, a.new_text, String(a.path ?? ''), raw);
   if (typeof a.content === 'string' && typeof a.path === 'string')
-    return diffLines('', a.content, a.path);
+    return writtenContent(a.content, a.path, raw);
   return html``;
 }
 
@@ -85,7 +97,7 @@ async function effectSection(reads: Provenance, ref: string, i: number): Promise
       <dt>budget</dt>
       <dd class="budget">${r.budgetBefore} → ${r.budgetAfter}</dd>
     </dl>
-    ${request === null ? '' : changeOf(jsonOf(request.payload))}
+    ${request === null ? '' : changeOf(jsonOf(request.payload), r.requestRef)}
     ${r.requestRef === '' ? '' : objectSection('request', r.requestRef, request)}
     ${r.resultRef === '' ? '' : objectSection('result', r.resultRef, result)}
   </section>`;

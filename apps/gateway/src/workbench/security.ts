@@ -4,7 +4,7 @@
  * inline script, no framing), `nosniff`, no referrer, and `no-store` so pages with data stay out of
  * caches.
  */
-import type { Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 
 /** The Content-Security-Policy of every workbench response (CSP Level 3). */
 const WORKBENCH_CSP =
@@ -18,4 +18,13 @@ export function secure(res: Response): void {
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Cache-Control', 'no-store');
+}
+
+/**
+ * Middleware: every response under /workbench carries the headers of `secure`, a route's own
+ * pages and also what no route answers (the 404 of /workbench/nonexistent, /workbench//entry/1).
+ */
+export function secureWorkbench(req: Request, res: Response, next: NextFunction): void {
+  if (req.path === '/workbench' || req.path.startsWith('/workbench/')) secure(res);
+  next();
 }

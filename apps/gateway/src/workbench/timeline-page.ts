@@ -15,14 +15,15 @@ import type { RpcClient } from '@world/runtime';
 import { shortRef } from '@world/why';
 import { html, type Html } from './html.js';
 import {
-  isFiltered,
+  filterQuery,
+  liveOff,
   OUTCOMES,
   SURFACES,
   timelineHref,
   type TimelineQuery,
 } from './timeline-query.js';
 
-export { parseTimelineQuery } from './timeline-query.js';
+export { parseRowsQuery, parseTimelineQuery } from './timeline-query.js';
 
 /** One page of the timeline, as read. */
 export type TimelinePage =
@@ -71,28 +72,37 @@ export async function readTimeline(
       scope,
       limit: q.limit,
       ...(q.before === null ? {} : { before: Number(q.before) }),
-      ...filters(q),
-      ...(q.tool === '' ? {} : { tool: q.tool }),
-      ...(q.outcome === '' ? {} : { outcome: q.outcome as TimelineRow['outcome'] & string }),
-      ...(q.surface === '' ? {} : { surface: q.surface as TimelineRow['surface'] }),
+      ...entryFilters(q),
     },
     opts,
   );
   return { kind: 'entries', rows: reply.items, headIndex, next: reply.next };
 }
 
+/** The entry filters of a query as the ledger's request fields (absent when empty). */
+function entryFilters(q: TimelineQuery) {
+  return {
+    ...filters(q),
+    ...(q.tool === '' ? {} : { tool: q.tool }),
+    ...(q.outcome === '' ? {} : { outcome: q.outcome as TimelineRow['outcome'] & string }),
+    ...(q.surface === '' ? {} : { surface: q.surface as TimelineRow['surface'] }),
+  };
+}
+
 /**
- * The rows of entries `from`…`from + 99` (oldest first): what the live script inserts.
+ * The rows of entries `from`…`from + 99` (oldest first) that match the page's filters, in the
+ * caller's scope: what the live script inserts (the same rows the page itself would show).
  * @throws the ledger's errors
  */
 export async function readRowsFrom(
   rpc: RpcClient,
   scope: ReadScope,
   from: number,
+  q: TimelineQuery,
 ): Promise<TimelineRow[]> {
   const reply = await rpc.request(
     'ledger.timeline',
-    { scope, limit: 100, before: from + 100 },
+    { scope, limit: 100, before: from + 100, ...entryFilters(q) },
     { timeoutMs: READ_DEADLINE_MS },
   );
   return reply.items.filter((r) => r.entryIndex >= from).reverse();
@@ -172,11 +182,11 @@ function form(q: TimelineQuery): Html {
 
 /** The page's body. */
 export function timelineBody(page: TimelinePage, q: TimelineQuery, checkedAt: string): Html {
-  const status =
-    page.headIndex === null
-      ? 'no entries yet'
-      : `checked ${checkedAt}, newest entry #${page.headIndex}`;
-  const live = q.before === null && !isFiltered(q) ? 'on' : 'off';
+  const off = liveOff(q);
+  const status = `${
+    page.headIndex === null ? 'no entries yet' : `checked ${checkedAt}, newest entry #${page.headIndex}`
+  }${off === null ? '' : `; live updates off: ${off}`}`;
+  const live = off === null ? 'on' : 'off';
   const table =
     page.kind === 'unrecorded'
       ? html`<p class="scanned">
@@ -214,7 +224,10 @@ export function timelineBody(page: TimelinePage, q: TimelineQuery, checkedAt: st
           </tbody>
         </table>`;
   return html`${form(q)}
-    <p id="live" role="status" data-head="${page.headIndex ?? -1}" data-live="${live}">${status}</p>
+    <p id="live" role="status" data-head="${page.headIndex ?? -1}" data-live="${live}"
+      data-filters="${filterQuery(q)}">
+      ${status}
+    </p>
     ${table}
     <p class="paging">
       ${

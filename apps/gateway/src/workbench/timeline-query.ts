@@ -45,10 +45,40 @@ function instant(name: string, value: string): string {
 }
 
 /**
+ * Refuses a parameter the page does not read: a bracketed form (`outcome[]=…`, `episode[a]=…`)
+ * would otherwise be dropped silently and the page shown unfiltered.
+ * @throws BadRequestError naming the parameter
+ */
+function checkNames(q: Record<string, unknown>, known: readonly string[]): void {
+  for (const name of Object.keys(q)) {
+    if (known.includes(name)) continue;
+    const shown = name.slice(0, 64);
+    throw new BadRequestError(
+      /[[\]]/.test(name)
+        ? `${shown}: parameters are plain name=value pairs (no [] or [key] forms)`
+        : `${shown} is not a parameter of this page (it reads ${known.join(', ')})`,
+    );
+  }
+}
+
+/**
+ * Parses the filters GET /workbench/rows is sent (the page's, without cursor or limit).
+ * @throws BadRequestError naming the parameter that is not well formed
+ */
+export function parseRowsQuery(q: Record<string, unknown>): TimelineQuery {
+  checkNames(q, FILTERS);
+  const query = parseTimelineQuery(q);
+  if (query.outcome === 'unrecorded')
+    throw new BadRequestError('unrecorded calls have no rows to follow');
+  return query;
+}
+
+/**
  * Parses the timeline query.
  * @throws BadRequestError naming the parameter that is not well formed
  */
 export function parseTimelineQuery(q: Record<string, unknown>): TimelineQuery {
+  checkNames(q, ['before', 'limit', ...FILTERS]);
   const one = (name: string): string => {
     const v = q[name];
     if (v === undefined) return '';
@@ -56,14 +86,11 @@ export function parseTimelineQuery(q: Record<string, unknown>): TimelineQuery {
     return v;
   };
   const limit = one('limit');
-  if (limit !== '' && !/^[0-9]{1,3}$/.test(limit))
+  if (limit !== '' && !(/^[0-9]{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= TIMELINE_PAGE_MAX))
     throw new BadRequestError(`limit must be an integer 1..${TIMELINE_PAGE_MAX}`);
   const query: TimelineQuery = {
     before: null,
-    limit:
-      limit === ''
-        ? TIMELINE_PAGE_DEFAULT
-        : Math.min(Math.max(1, Number(limit)), TIMELINE_PAGE_MAX),
+    limit: limit === '' ? TIMELINE_PAGE_DEFAULT : Number(limit),
     episode: one('episode'),
     tool: one('tool'),
     outcome: one('outcome'),
@@ -90,9 +117,22 @@ export function parseTimelineQuery(q: Record<string, unknown>): TimelineQuery {
   return query;
 }
 
-/** True when any filter is set (the live updates only run unfiltered). */
-export function isFiltered(q: TimelineQuery): boolean {
-  return FILTERS.some((n) => q[n] !== '');
+/**
+ * Why the page's live updates are off, or null when they run: they follow the newest page of
+ * any filter of the log; an older page and the unrecorded listing (the journal's, not the log's)
+ * do not move.
+ */
+export function liveOff(q: TimelineQuery): string | null {
+  if (q.outcome === 'unrecorded') return 'unrecorded calls are read from the journal, not the log';
+  if (q.before !== null) return 'an older page; open the newest page to follow';
+  return null;
+}
+
+/** The filters' query string (no cursor, no limit): what GET /workbench/rows is sent. */
+export function filterQuery(q: TimelineQuery): string {
+  const params = new URLSearchParams();
+  for (const name of FILTERS) if (q[name] !== '') params.set(name, q[name]);
+  return params.toString();
 }
 
 /** The query string of a timeline link, with `before` set (or dropped). */

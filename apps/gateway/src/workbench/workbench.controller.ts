@@ -21,6 +21,7 @@ import { html, layout, type Html } from './html.js';
 import { ScopedProvenance, type ProvenanceReads } from './scoped-reads.js';
 import { secure } from './security.js';
 import {
+  parseRowsQuery,
   parseTimelineQuery,
   readRowsFrom,
   readTimeline,
@@ -161,13 +162,20 @@ export class WorkbenchController {
 
   /** The rows of entries from `from` on (at most 100, oldest first): what the live script inserts. */
   @Get('workbench/rows')
-  async rows(@Req() req: Request, @Res() res: Response, @Query('from') from: unknown) {
+  async rows(@Req() req: Request, @Res() res: Response, @Query() query: Record<string, unknown>) {
     secure(res);
     const viewer = await this.viewer(req);
     if (viewer === null) return void res.status(401).type('text').send('no credential');
+    const { from, ...filters } = query;
     if (typeof from !== 'string' || !/^[0-9]{1,15}$/.test(from))
       return void res.status(400).type('text').send('from must be a non-negative integer');
-    const rows = await readRowsFrom(this.rpc, viewer.scope, Number(from));
+    let q;
+    try {
+      q = parseRowsQuery(filters);
+    } catch (err) {
+      return void res.status(400).type('text').send((err as Error).message);
+    }
+    const rows = await readRowsFrom(this.rpc, viewer.scope, Number(from), q);
     res
       .status(200)
       .type('html')
