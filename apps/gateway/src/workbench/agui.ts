@@ -14,8 +14,14 @@ import { BadRequestError, confinementOf, PAGE_MAX, type ReadScope } from '@world
 import { CommittedEvents, LogCursor } from '../provenance/log-stream.js';
 import type { LogEntryView, ReadLog } from '../provenance/read-log.js';
 
-/** Streams open at once per gateway. */
+/** Streams open (or being admitted) at once per gateway. */
 export const AGUI_MAX_STREAMS = 64;
+/**
+ * Streams one session credential may hold open at once per gateway: a quarter of
+ * AGUI_MAX_STREAMS, so one session's tabs cannot take every slot and pause the operator's live
+ * timeline (the operator credential's share is the whole AGUI_MAX_STREAMS).
+ */
+export const AGUI_MAX_STREAMS_PER_CREDENTIAL = 16;
 /** How long one run lasts before RUN_FINISHED (the client resumes from the cursor). */
 const AGUI_RUN_MS = 60_000;
 /** The longest request body (a RunAgentInput; World reads only threadId, runId, state.cursor). */
@@ -72,6 +78,11 @@ export interface AguiRun {
   runMs?: number;
   heartbeatMs?: number;
   clock?: () => number;
+  /**
+   * Asked before each read of the log (at least every heartbeat): why the caller's credential no
+   * longer reads (revoked, expired), or null while it does. A reason ends the run with RUN_ERROR.
+   */
+  credential?: () => Promise<string | null>;
 }
 
 /** Entries are the shared skeleton (contracts VISIBILITY): every caller sees every entry. */
@@ -106,6 +117,12 @@ export async function runAgui(run: AguiRun): Promise<number> {
     await send({ type: EventType.RUN_STARTED, threadId, runId });
     await send({ type: EventType.STATE_SNAPSHOT, snapshot: { cursor: cursor.next } });
     while (!run.signal.aborted) {
+      const ended = (await run.credential?.()) ?? null;
+      if (ended !== null) {
+        if (!run.signal.aborted)
+          await send({ type: EventType.RUN_ERROR, message: ended, code: 'credential' });
+        return cursor.next;
+      }
       const entries: LogEntryView[] = await cursor.drain();
       for (const entry of entries) {
         if (run.signal.aborted) return cursor.next;
