@@ -1,11 +1,7 @@
 import { Controller, Inject, Post, Req, Res, type OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
-import {
-  SessionAbsentError,
-  SessionExpiredError,
-  SessionUnknownError,
-} from '@world/contracts';
+import { SessionAbsentError, SessionExpiredError, SessionUnknownError } from '@world/contracts';
 import { RPC, type RpcClient } from '@world/runtime';
 import { Authenticator } from '../auth/authenticator.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway.tokens.js';

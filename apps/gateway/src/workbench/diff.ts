@@ -60,8 +60,9 @@ export function writtenContent(content: string, path: string, rawHref: string): 
   return block(
     linesOf(content, '+'),
     html`content written to <code>${path}</code>
-      <span class="muted">(before content not recorded: the write's request holds only the new
-        content)</span>`,
+      <span class="muted"
+        >(before content not recorded: the write's request holds only the new content)</span
+      >`,
     rawHref,
   );
 }

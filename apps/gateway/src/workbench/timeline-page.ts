@@ -184,7 +184,9 @@ function form(q: TimelineQuery): Html {
 export function timelineBody(page: TimelinePage, q: TimelineQuery, checkedAt: string): Html {
   const off = liveOff(q);
   const status = `${
-    page.headIndex === null ? 'no entries yet' : `checked ${checkedAt}, newest entry #${page.headIndex}`
+    page.headIndex === null
+      ? 'no entries yet'
+      : `checked ${checkedAt}, newest entry #${page.headIndex}`
   }${off === null ? '' : `; live updates off: ${off}`}`;
   const live = off === null ? 'on' : 'off';
   const table =
@@ -224,8 +226,13 @@ export function timelineBody(page: TimelinePage, q: TimelineQuery, checkedAt: st
           </tbody>
         </table>`;
   return html`${form(q)}
-    <p id="live" role="status" data-head="${page.headIndex ?? -1}" data-live="${live}"
-      data-filters="${filterQuery(q)}">
+    <p
+      id="live"
+      role="status"
+      data-head="${page.headIndex ?? -1}"
+      data-live="${live}"
+      data-filters="${filterQuery(q)}"
+    >
       ${status}
     </p>
     ${table}

@@ -86,7 +86,10 @@ export function parseTimelineQuery(q: Record<string, unknown>): TimelineQuery {
     return v;
   };
   const limit = one('limit');
-  if (limit !== '' && !(/^[0-9]{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= TIMELINE_PAGE_MAX))
+  if (
+    limit !== '' &&
+    !(/^[0-9]{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= TIMELINE_PAGE_MAX)
+  )
     throw new BadRequestError(`limit must be an integer 1..${TIMELINE_PAGE_MAX}`);
   const query: TimelineQuery = {
     before: null,

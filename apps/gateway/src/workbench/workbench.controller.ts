@@ -173,7 +173,10 @@ export class WorkbenchController {
     try {
       q = parseRowsQuery(filters);
     } catch (err) {
-      return void res.status(400).type('text').send((err as Error).message);
+      return void res
+        .status(400)
+        .type('text')
+        .send((err as Error).message);
     }
     const rows = await readRowsFrom(this.rpc, viewer.scope, Number(from), q);
     res
