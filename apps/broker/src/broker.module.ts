@@ -25,6 +25,7 @@ import { ResolveSession } from './sessions/resolve-session.js';
 import { RevokeSession } from './sessions/revoke-session.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
+import { WorkbenchTickets, WorkbenchTicketsController } from './sessions/workbench-tickets.js';
 import {
   BROKER_SETTINGS,
   HANDLERS,
@@ -49,6 +50,7 @@ export class BrokerModule {
       module: BrokerModule,
       controllers: [
         SessionsController,
+        WorkbenchTicketsController,
         EpisodesController,
         EffectsController,
         ObjectsController,
@@ -61,6 +63,7 @@ export class BrokerModule {
         { provide: BROKER_SETTINGS, useValue: options.settings },
         { provide: HANDLERS, useValue: options.handlers },
         SessionsRepository,
+        WorkbenchTickets,
         EpisodesRepository,
         EffectsRepository,
         ObjectsRepository,

@@ -1,3 +1,4 @@
+import { CREDENTIAL_LOOKUP_MS } from '@world/contracts';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { RPC, type RpcClient } from '@world/runtime';
 import { A2aController } from './a2a/a2a.controller.js';
@@ -79,7 +80,17 @@ export class GatewayModule {
         { provide: SessionResolver, useValue: options.sessions },
         { provide: Authenticator, useValue: options.auth },
         { provide: McpEndpoint, useValue: options.mcp },
-        { provide: WorkbenchLogins, useValue: new WorkbenchLogins(options.workbenchKey) },
+        {
+          provide: WorkbenchLogins,
+          useValue: new WorkbenchLogins(options.workbenchKey, async (nonce, expiresAt) => {
+            const reply = await options.rpc.request(
+              'broker.workbench.ticket.consume',
+              { nonce, expiresAt },
+              { timeoutMs: CREDENTIAL_LOOKUP_MS },
+            );
+            return reply.consumed;
+          }),
+        },
         { provide: ReplicaSurvey, useValue: options.survey },
         ReadAccessGuard,
         OperatorGuard,

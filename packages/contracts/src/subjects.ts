@@ -303,6 +303,14 @@ export const CONTRACTS = {
     z.object({ items: z.array(SessionInfoSchema) }),
   ),
   'broker.session.revoked': ev(z.object({ credentialId: CredentialIdSchema }), true),
+  /**
+   * Marks a workbench login ticket's nonce exchanged (kept until `expiresAt`): `consumed` is true
+   * for the one call that exchanged it first, across every gateway replica.
+   */
+  'broker.workbench.ticket.consume': rq(
+    z.object({ nonce: z.string().regex(/^[0-9a-f]{32}$/), expiresAt: EpochMs }),
+    z.object({ consumed: z.boolean() }),
+  ),
   'broker.episode.create': rq(EpisodeCreateRequest, EpisodeReply),
   'broker.episode.get': rq(z.object({ episodeId: EpisodeIdSchema }), EpisodeReply),
   'broker.episode.acquire': rq(LeaseAcquireRequest, LeaseReply),

@@ -180,3 +180,12 @@ export const objects = broker.table(
   },
   (t) => [index('objects_by_seq').on(t.seq)],
 );
+
+/**
+ * Workbench login tickets already exchanged (README "The workbench"): the ticket's nonce, kept
+ * until the ticket expires, so a ticket is one-time across every gateway replica.
+ */
+export const workbenchTickets = broker.table('workbench_tickets', {
+  nonce: text('nonce').primaryKey(),
+  expiresAt: ms('expires_at').notNull(),
+});

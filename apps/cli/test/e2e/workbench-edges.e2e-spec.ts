@@ -8,6 +8,7 @@
  * AG-UI admits a burst exactly up to its bounds and ends a revoked session's stream.
  */
 import { credentialIdOf } from '@world/contracts';
+import pg from 'pg';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { FULL_GRANTS, startTestSystem, type TestSystem } from '../support/system.js';
 
@@ -128,6 +129,50 @@ describe('workbench edges (embedded mode)', () => {
       expect(await page.getAttribute('#live', 'data-live')).toBe('off');
       expect(errors).toEqual([]);
       await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'the live status line of the unfiltered timeline says its time in UTC in a Tokyo browser',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const page = await context.newPage();
+      await page.goto(`${w.url}/workbench`);
+      await page.waitForFunction(() =>
+        /^live: checked /.test((globalThis as any).document.getElementById('live').textContent),
+      );
+      const m = /^live: checked (\d\d:\d\d:\d\d), no new entries after #\d+$/.exec(
+        squash(await page.textContent('#live')),
+      );
+      const utc = Date.parse(`${new Date().toISOString().slice(0, 10)}T${m![1]}Z`);
+      expect(Math.abs(((Date.now() - utc + 43_200_000) % 86_400_000) - 43_200_000)).toBeLessThan(
+        60_000,
+      );
+      await context.close();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'a login ticket is recorded in the broker and exchanged once',
+    async () => {
+      const db = new pg.Client({ connectionString: w.databaseUrl });
+      await db.connect();
+      const count = async () =>
+        Number((await db.query('SELECT count(*) AS n FROM broker.workbench_tickets')).rows[0].n);
+      const before = await count();
+      const minted = await fetch(`${w.url}/workbench/tickets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${b}` },
+      });
+      const { path } = (await minted.json()) as { path: string };
+      const first = await fetch(`${w.url}${path}`, { redirect: 'manual' });
+      expect([first.status, first.headers.get('location')]).toEqual([303, '/workbench']);
+      expect(await count()).toBe(before + 1);
+      const again = await fetch(`${w.url}${path}`, { redirect: 'manual' });
+      expect(again.status).toBe(401);
+      await db.end();
     },
     E2E_TIMEOUT_MS,
   );

@@ -12,9 +12,10 @@
  * `world/workbench-login/v1`), RFC 2104), so a ticket
  * minted by one replica is exchanged by another and a login works on every replica, across
  * restarts. The browser holds only ciphertext it can neither read nor alter (the tag fails).
- * Rotating the operator token ends every login. A ticket is one-time per replica: each replica
- * remembers the nonces it consumed until they expire; without shared state, a ticket leaked within
- * its TICKET_TTL_MS could be exchanged once more on another replica.
+ * Rotating the operator token ends every login. A ticket is one-time across replicas: its nonce
+ * is recorded in the broker's database (`broker.workbench.ticket.consume`, kept until the ticket
+ * expires) and only the exchange that recorded it first succeeds; each replica also remembers the
+ * nonces it consumed, so a replay on the same replica is refused without a round trip.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
@@ -46,8 +47,15 @@ interface Sealed {
 export class WorkbenchLogins {
   private readonly consumed = new Map<string, number>();
 
+  /**
+   * @param key the 32-byte sealing key (OperatorCredential.workbenchKey)
+   * @param consumeOnce the store every replica shares: records a ticket's nonce until expiresAt
+   * (epoch ms), true for the one call that recorded it first
+   * @param clock epoch ms
+   */
   constructor(
     private readonly key: Buffer,
+    private readonly consumeOnce: (nonce: string, expiresAt: number) => Promise<boolean>,
     private readonly clock: () => number = Date.now,
   ) {
     if (key.length !== 32) throw new Error('WorkbenchLogins: the key must be 32 bytes');
@@ -63,10 +71,15 @@ export class WorkbenchLogins {
     });
   }
 
-  /** Consumes a ticket: the login it becomes, or null (forged, altered, used or expired). */
-  exchange(ticket: string): string | null {
+  /**
+   * Consumes a ticket: the login it becomes, or null (forged, altered, used on any replica, or
+   * expired).
+   * @throws the shared store's errors (the broker not answering): the ticket stays unused
+   */
+  async exchange(ticket: string): Promise<string | null> {
     const held = this.open(ticket, 'ticket');
     if (held === null || this.consumed.has(held.nonce)) return null;
+    if (!(await this.consumeOnce(held.nonce, held.expiresAt))) return null;
     this.consume(held);
     return this.seal({
       kind: 'login',

@@ -294,9 +294,19 @@ export class WorkbenchController {
 
   /** Exchanges a ticket for the login cookie and drops the ticket from the address bar. */
   @Get('workbench/login')
-  login(@Res() res: Response, @Query('ticket') ticket: unknown) {
+  async login(@Res() res: Response, @Query('ticket') ticket: unknown) {
     secure(res);
-    const login = typeof ticket === 'string' ? this.logins.exchange(ticket) : null;
+    let login: string | null;
+    try {
+      login = typeof ticket === 'string' ? await this.logins.exchange(ticket) : null;
+    } catch (err) {
+      const message = `the login could not be checked (${asWorldError(err).message}); open the URL again shortly`;
+      res
+        .status(503)
+        .type('html')
+        .send(layout('Sign in', html`<p class="stop">${message}</p>`, 'no credential').text);
+      return;
+    }
     if (login === null) {
       res
         .status(401)
