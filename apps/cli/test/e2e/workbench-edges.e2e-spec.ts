@@ -155,6 +155,38 @@ describe('workbench edges (embedded mode)', () => {
   );
 
   it(
+    'the Why form posts: a 40 KB paste is walked, one over 1 MiB is a 413 naming the limit, a NUL shows as U+FFFD',
+    async () => {
+      const context = await loggedIn(w.operatorToken);
+      const page = await context.newPage();
+      await page.goto(`${w.url}/workbench/why`);
+      expect(await page.getAttribute('form', 'method')).toBe('post');
+      await page.fill('#target', `${first + 1}${' '.repeat(40_000)}`);
+      await page.click('button[type=submit]');
+      expect(squash(await page.textContent('p.heading'))).toBe(`why: entry ${first + 1}`);
+      await context.close();
+      const post = (body: string) =>
+        fetch(`${w.url}/workbench/why`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${w.operatorToken}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body,
+        });
+      const big = await post(`target=${'x'.repeat(1024 * 1024)}`);
+      const text = await big.text();
+      expect([big.status, /<p class="stop" role="alert">([^<]*)<\/p>/.exec(text)?.[1]]).toEqual([
+        413,
+        'the Why form takes at most 1 MiB; this paste is larger',
+      ]);
+      const nul = await (await get('/workbench/why?target=%00a')).text();
+      expect(/<textarea[^>]*>([^<]*)<\/textarea>/.exec(nul)?.[1]).toBe('\uFFFDa');
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
     'a login ticket is recorded in the broker and exchanged once',
     async () => {
       const db = new pg.Client({ connectionString: w.databaseUrl });

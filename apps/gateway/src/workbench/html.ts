@@ -21,9 +21,15 @@ const ENTITIES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** `value` as text safe in element content and in a quoted attribute value. */
+/**
+ * `value` as text safe in element content and in a quoted attribute value. C0 controls but tab,
+ * LF and CR, and DEL, are parse errors in HTML (WHATWG HTML §13.2.5; a NUL is dropped or replaced
+ * by the parser): each is shown as U+FFFD, so what the page shows is what the bytes were.
+ */
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return value
+    .replace(/[&<>"']/g, (c) => ENTITIES[c]!)
+    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g, '\uFFFD');
 }
 
 /** A value as it goes into markup: Html as is, arrays joined, null/undefined/false as nothing. */

@@ -1,7 +1,7 @@
 /**
  * The headers of every workbench response (README "The workbench"): a strict
  * Content-Security-Policy (scripts, styles and connections from the gateway's own origin only, no
- * inline script, no framing), `nosniff`, no referrer, and `no-store` so pages with data stay out of
+ * inline script, no framing), `nosniff`, referrers only to the gateway's own origin, and `no-store` so pages with data stay out of
  * caches.
  */
 import type { NextFunction, Request, Response } from 'express';
@@ -15,7 +15,10 @@ const WORKBENCH_CSP =
 export function secure(res: Response): void {
   res.setHeader('Content-Security-Policy', WORKBENCH_CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the Why
+  // form's POST, which the loopback Origin guard refuses (Fetch, "append a request `Origin`
+  // header": a POST under no-referrer sends `null`); no page links to another origin
+  res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Cache-Control', 'no-store');
 }

@@ -104,7 +104,8 @@ export function linksTable(links: Link[]): Html {
 /** The page's body. */
 export function whyBody(outcome: WhyOutcome): Html {
   const value = outcome.kind === 'none' ? '' : outcome.target;
-  const form = html`<form method="get" action="/workbench/why">
+  // POST: a pasted result object can be larger than a URL (still read-only: nothing changes)
+  const form = html`<form method="post" action="/workbench/why">
     <label for="target"
       >An entry index, <code>head</code>, a <code>sha256:</code> ref, an <code>a2a:</code>/<code
         >mcp:</code

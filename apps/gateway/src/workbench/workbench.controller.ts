@@ -1,7 +1,8 @@
 import { Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
-import { READ_ALL, type ReadScope } from '@world/contracts';
+import { PayloadTooLargeError, READ_ALL, type ReadScope } from '@world/contracts';
+import { readBody } from '../http/body.js';
 import { RPC, type RpcClient } from '@world/runtime';
 import { asWorldError, restErrorOf } from '../errors/error-map.js';
 import { Authenticator, readScopeOf } from '../auth/authenticator.js';
@@ -41,6 +42,9 @@ export interface Viewer {
   authorization: string | undefined;
   label: string;
 }
+
+/** The largest body of the Why form's POST (bytes): a pasted result object with its `world` block. */
+const WHY_BODY_MAX_BYTES = 1024 * 1024;
 
 /** The page shown without a credential: how to get one, nothing else. */
 const LOGIN_HELP = html`<p>
@@ -250,6 +254,27 @@ export class WorkbenchController {
         ),
       ),
     );
+  }
+
+  /**
+   * The Why form's POST (a pasted result object may exceed a URL's bound): the same read-only
+   * walk as GET, target from an `application/x-www-form-urlencoded` body of at most
+   * WHY_BODY_MAX_BYTES.
+   * @throws (as a 413 page) PayloadTooLargeError naming the limit
+   */
+  @Post('workbench/why')
+  whyPosted(@Req() req: Request, @Res() res: Response) {
+    return this.page(req, res, 'Why', async (v) => {
+      const body = await readBody(req, WHY_BODY_MAX_BYTES).catch((err: unknown) => {
+        throw err instanceof PayloadTooLargeError
+          ? new PayloadTooLargeError(
+              `the Why form takes at most ${WHY_BODY_MAX_BYTES / 1024 / 1024} MiB; this paste is larger`,
+            )
+          : err;
+      });
+      const target = new URLSearchParams(body.toString('utf8')).get('target') ?? '';
+      return whyBody(await runWhy(this.reads(v.scope), target));
+    });
   }
 
   @Get('workbench/overview')
