@@ -48,6 +48,23 @@ describe('workbench edges (embedded mode)', () => {
       body: JSON.stringify({ threadId: 't', runId, messages: [], tools: [], context: [] }),
     });
 
+  /**
+   * Resolves once all 64 AG-UI slots are free: 64 probe streams are all admitted, then closed
+   * (and given 500 ms for the gateway to see their sockets close).
+   */
+  async function settle(): Promise<void> {
+    for (let tries = 0; ; tries += 1) {
+      const probe = new AbortController();
+      const answers = await Promise.all(
+        Array.from({ length: 64 }, (_, i) => agui(w.operatorToken, probe.signal, `probe-${i}`)),
+      );
+      probe.abort();
+      await new Promise((r) => setTimeout(r, 500));
+      if (answers.every((r) => r.status === 200)) return;
+      expect(tries).toBeLessThan(20);
+    }
+  }
+
   async function loggedIn(credential: string): Promise<BrowserContext> {
     const context = await browser.newContext({
       viewport: { width: 1280, height: 800 },
@@ -337,6 +354,8 @@ describe('workbench edges (embedded mode)', () => {
   it(
     'AG-UI admits a burst exactly: 16 streams per session, 64 in all',
     async () => {
+      // every slot free: the earlier tests' pages and probes have closed theirs
+      await settle();
       const stop = new AbortController();
       const statuses = async (token: string, n: number) => {
         const answers = await Promise.all(
@@ -362,6 +381,30 @@ describe('workbench edges (embedded mode)', () => {
       } finally {
         stop.abort();
       }
+      await settle();
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'AG-UI names an unknown bearer and refuses a cursor beyond the head',
+    async () => {
+      const unknown = await agui('f'.repeat(64), new AbortController().signal);
+      expect([unknown.status, (await unknown.json()).error]).toEqual([
+        401,
+        { class: 'SessionUnknown', message: 'unknown session credential' },
+      ]);
+      const head = (await w.get('/v1/head').then((r) => w.get(`/v1/worlds/${r.text.trim()}`))).json
+        .revision;
+      const far = await fetch(`${w.url}/agui`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${a}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ threadId: 't', runId: 'far', state: { cursor: 1_000_000 } }),
+      });
+      expect([far.status, (await far.json()).error.message]).toEqual([
+        400,
+        `state.cursor 1000000 is beyond the log's next index ${head + 1}`,
+      ]);
     },
     E2E_TIMEOUT_MS,
   );

@@ -55,7 +55,12 @@ export class AguiController implements OnModuleDestroy {
     let holder: string | undefined;
     try {
       const viewer = await this.workbench.viewer(req);
-      if (viewer === null) throw new SessionAbsentError();
+      if (viewer === null) {
+        // a credential that was given but does not read is named as such (unknown, expired)
+        if (req.headers.authorization !== undefined)
+          await this.auth.reader(req.headers.authorization);
+        throw new SessionAbsentError();
+      }
       // the operator's share is the whole gateway's; each session (or the public reads) has one
       const key = viewer.operator
         ? 'operator'

@@ -57,6 +57,11 @@ export function parseAguiInput(body: Record<string, unknown>, headIndex: number)
   if (cursor === undefined || cursor === null) return { threadId, runId, cursor: headIndex + 1 };
   if (typeof cursor !== 'number' || !Number.isSafeInteger(cursor) || cursor < 0)
     throw new BadRequestError('state.cursor must be a non-negative integer');
+  // a cursor past the next index would wait silently for entries that may never be committed
+  if (cursor > headIndex + 1)
+    throw new BadRequestError(
+      `state.cursor ${cursor} is beyond the log's next index ${headIndex + 1}`,
+    );
   return { threadId, runId, cursor };
 }
 

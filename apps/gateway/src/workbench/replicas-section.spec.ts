@@ -82,7 +82,9 @@ describe('the Overview sections drawn from the survey', () => {
       'phase count p50 p90 p99 replicas plan 4 ≤ 10 ms &gt; 10 ms &gt; 10 ms 1',
     );
     expect(out).toContain('Values are bucket upper bounds of world_phase_seconds');
-    expect(out).toContain('summed over the 1 replica that timed a phase in the last survey');
+    expect(out).toContain(
+      'buckets of each phase summed over the replicas that timed that phase (its <em>replicas</em> column; 1 replica timed some phase in the last survey)',
+    );
   });
 
   it.each([

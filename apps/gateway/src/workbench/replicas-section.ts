@@ -168,8 +168,9 @@ export function latencySection(s: SurveySnapshot | null): Html {
       ${rows.length === 0 ? 'No phase timed yet by the replicas that answered. ' : ''}Values are
       bucket upper bounds of <code>world_phase_seconds</code> (bounds
       ${LATENCY_BUCKETS_SECONDS.map((b) => boundText(b, last).slice(2)).join(', ')}), read from the
-      buckets summed over the ${timing} ${timing === 1 ? 'replica' : 'replicas'} that timed a phase
-      in the last survey; counts are since each replica started.
+      buckets of each phase summed over the replicas that timed that phase (its
+      <em>replicas</em> column; ${timing} ${timing === 1 ? 'replica' : 'replicas'} timed some phase
+      in the last survey); counts are since each replica started.
     </p>
   </section>`;
 }
