@@ -363,7 +363,7 @@ describe('workbench edges (embedded mode)', () => {
         );
         const refused = answers.filter((r) => r.status === 503);
         const texts = new Set(
-          await Promise.all(refused.map(async (r) => (await r.json()).error.message)),
+          await Promise.all(refused.map(async (r) => ((await r.json()) as any).error.message)),
         );
         return [answers.filter((r) => r.status === 200).length, refused.length, [...texts]];
       };
@@ -390,7 +390,7 @@ describe('workbench edges (embedded mode)', () => {
     'AG-UI names an unknown bearer and refuses a cursor beyond the head',
     async () => {
       const unknown = await agui('f'.repeat(64), new AbortController().signal);
-      expect([unknown.status, (await unknown.json()).error]).toEqual([
+      expect([unknown.status, ((await unknown.json()) as any).error]).toEqual([
         401,
         { class: 'SessionUnknown', message: 'unknown session credential' },
       ]);
@@ -401,7 +401,7 @@ describe('workbench edges (embedded mode)', () => {
         headers: { authorization: `Bearer ${a}`, 'content-type': 'application/json' },
         body: JSON.stringify({ threadId: 't', runId: 'far', state: { cursor: 1_000_000 } }),
       });
-      expect([far.status, (await far.json()).error.message]).toEqual([
+      expect([far.status, ((await far.json()) as any).error.message]).toEqual([
         400,
         `state.cursor 1000000 is beyond the log's next index ${head + 1}`,
       ]);
