@@ -83,7 +83,7 @@ describe('the Overview sections drawn from the survey', () => {
     );
     expect(out).toContain('Values are bucket upper bounds of world_phase_seconds');
     expect(out).toContain(
-      'buckets of each phase summed over the replicas that timed that phase (its <em>replicas</em> column; 1 replica timed some phase in the last survey)',
+      'buckets of each phase summed over the replicas that timed that phase (its replicas column; 1 replica timed some phase in the last survey)',
     );
   });
 
