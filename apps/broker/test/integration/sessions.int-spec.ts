@@ -69,6 +69,7 @@ describe.each(MODES)('sessions over %s', (_name, mode) => {
       'objects',
       'sessions',
       'spend',
+      'workbench_tickets',
     ]);
     let scanned = 0;
     for (const { table_name } of tables) {
