@@ -106,7 +106,11 @@ describe('world workbench and the AG-UI stream bound (embedded mode)', () => {
         fetch(`${w.url}/agui`, {
           method: 'POST',
           signal,
-          headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
+          // the operator's: a session holds at most AGUI_MAX_STREAMS_PER_CREDENTIAL (16)
+          headers: {
+            authorization: `Bearer ${w.operatorToken}`,
+            'content-type': 'application/json',
+          },
           body: JSON.stringify({
             threadId: 't',
             runId: 'r',
