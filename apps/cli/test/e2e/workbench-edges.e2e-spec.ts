@@ -48,23 +48,6 @@ describe('workbench edges (embedded mode)', () => {
       body: JSON.stringify({ threadId: 't', runId, messages: [], tools: [], context: [] }),
     });
 
-  /**
-   * Resolves once all 64 AG-UI slots are free: 64 probe streams are all admitted, then closed
-   * (and given 500 ms for the gateway to see their sockets close).
-   */
-  async function settle(): Promise<void> {
-    for (let tries = 0; ; tries += 1) {
-      const probe = new AbortController();
-      const answers = await Promise.all(
-        Array.from({ length: 64 }, (_, i) => agui(w.operatorToken, probe.signal, `probe-${i}`)),
-      );
-      probe.abort();
-      await new Promise((r) => setTimeout(r, 500));
-      if (answers.every((r) => r.status === 200)) return;
-      expect(tries).toBeLessThan(20);
-    }
-  }
-
   async function loggedIn(credential: string): Promise<BrowserContext> {
     const context = await browser.newContext({
       viewport: { width: 1280, height: 800 },
@@ -105,6 +88,48 @@ describe('workbench edges (embedded mode)', () => {
     await browser?.close();
     await w?.close();
   }, E2E_TIMEOUT_MS);
+
+  it(
+    'AG-UI admits a burst exactly: 16 streams per session, 64 in all',
+    async () => {
+      // first in this file: no stream was ever opened on this gateway
+      const stop = new AbortController();
+      const statuses = async (token: string, n: number) => {
+        const answers = await Promise.all(
+          Array.from({ length: n }, (_, i) => agui(token, stop.signal, `burst-${i}`)),
+        );
+        const refused = answers.filter((r) => r.status === 503);
+        const texts = new Set(
+          await Promise.all(refused.map(async (r) => ((await r.json()) as any).error.message)),
+        );
+        return [answers.filter((r) => r.status === 200).length, refused.length, [...texts]];
+      };
+      try {
+        expect(await statuses(a, 20)).toEqual([
+          16,
+          4,
+          ['this credential has 16 AG-UI streams open; retry later'],
+        ]);
+        expect(await statuses(w.operatorToken, 120)).toEqual([
+          48,
+          72,
+          ['64 AG-UI streams are open; retry later'],
+        ]);
+      } finally {
+        stop.abort();
+      }
+      // the slots free once the gateway sees the sockets close: one is admitted again
+      for (let tries = 0; ; tries += 1) {
+        const probe = new AbortController();
+        const r = await agui(w.operatorToken, probe.signal, `probe-${tries}`);
+        probe.abort();
+        if (r.status === 200) break;
+        expect(tries).toBeLessThan(40);
+        await new Promise((done) => setTimeout(done, 250));
+      }
+    },
+    E2E_TIMEOUT_MS,
+  );
 
   it(
     'a filtered timeline stays live: it inserts its own matches only, and its clock is UTC',
@@ -347,41 +372,6 @@ describe('workbench edges (embedded mode)', () => {
       expect((await get(request![1]!)).status).toBe(200);
       // the raw JSON of the input and request sections is cut at 64 KiB each
       expect(big.length).toBeLessThan(400_000);
-    },
-    E2E_TIMEOUT_MS,
-  );
-
-  it(
-    'AG-UI admits a burst exactly: 16 streams per session, 64 in all',
-    async () => {
-      // every slot free: the earlier tests' pages and probes have closed theirs
-      await settle();
-      const stop = new AbortController();
-      const statuses = async (token: string, n: number) => {
-        const answers = await Promise.all(
-          Array.from({ length: n }, (_, i) => agui(token, stop.signal, `burst-${i}`)),
-        );
-        const refused = answers.filter((r) => r.status === 503);
-        const texts = new Set(
-          await Promise.all(refused.map(async (r) => ((await r.json()) as any).error.message)),
-        );
-        return [answers.filter((r) => r.status === 200).length, refused.length, [...texts]];
-      };
-      try {
-        expect(await statuses(a, 20)).toEqual([
-          16,
-          4,
-          ['this credential has 16 AG-UI streams open; retry later'],
-        ]);
-        expect(await statuses(w.operatorToken, 120)).toEqual([
-          48,
-          72,
-          ['64 AG-UI streams are open; retry later'],
-        ]);
-      } finally {
-        stop.abort();
-      }
-      await settle();
     },
     E2E_TIMEOUT_MS,
   );
