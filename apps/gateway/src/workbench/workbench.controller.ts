@@ -273,7 +273,7 @@ export class WorkbenchController {
           : err;
       });
       const target = new URLSearchParams(body.toString('utf8')).get('target') ?? '';
-      return whyBody(await runWhy(this.reads(v.scope), target));
+      return whyBody(await runWhy(this.reads(v.scope), logLinkReadsOf(this.log), target));
     });
   }
 
