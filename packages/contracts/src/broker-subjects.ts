@@ -98,6 +98,13 @@ export const EffectExecuteRequest = z.object({
   effect: PlannedEffectSchema,
   /** the handler's hard cap */
   handlerMs: z.number().int().positive(),
+  /**
+   * the latest moment (epoch ms) the handler may start: past it the caller no longer waits for
+   * the answer (it has settled the call as unrecorded), so the effect must not run — a request
+   * read late by a paused or starved broker is refused, and one whose tx1 finished late records
+   * a failed effect instead of running
+   */
+  startBy: EpochMs.optional(),
 });
 export const EffectExecuteReply = z.object({
   fence: z.number().int().positive(),

@@ -39,14 +39,25 @@ import { StartEffect, chooseStart, leaseHoldOf } from './start-effect.js';
 const log = serviceLogger('broker');
 
 /**
- * A handler that never started because this call's lease ran out first (a broker paused or
- * starved past the ttl after tx1): a failed effect, recorded as such — its intent and spend
- * stand, and no later call's effect is overwritten by a stale one.
+ * Why a handler whose tx1 is written must not start now, or null when it may: the lease this
+ * call took ran out (a broker paused or starved past the ttl after tx1: a later call may own
+ * the episode), or the caller's `startBy` passed (it no longer waits: it settled the call as
+ * unrecorded). Either way the effect is recorded as failed — its intent and spend stand — and
+ * never applied late over a later call's (DESIGN.md §2 "Per-episode serialization").
+ * @param term the lease tx1 took (absent: a fenced call, whose lease is its caller's)
+ * @param startBy the request's latest start, epoch ms (absent: none given)
  */
-const LEASE_LAPSED_RUN: HandlerRun = {
-  ok: false,
-  reason: 'the episode lease lapsed before the handler could start; the effect did not run',
-};
+function lateStart(
+  term: LeaseTerm | undefined,
+  startBy: number | undefined,
+  now: number = Date.now(),
+): string | null {
+  if (term !== undefined && !term.held(now))
+    return 'the episode lease lapsed before the handler could start; the effect did not run';
+  if (startBy !== undefined && now >= startBy)
+    return 'the caller stopped waiting before the handler could start; the effect did not run';
+  return null;
+}
 
 /** The denial label `world_budget_denials_total` counts (world-spec §2.8). */
 const BUDGET_DENIAL: DenialLabel = 'denied:budget';
@@ -97,7 +108,8 @@ export class ExecuteEffect {
 
   /**
    * @throws NoHandlerError, SessionUnknownError, LeaseLostError (nothing written),
-   *   DeadlineExceededError (the lease stayed held), BadRequestError (neither or both of
+   *   DeadlineExceededError (the lease stayed held, or the request was read past its startBy:
+   *   nothing written), BadRequestError (neither or both of
    *   fence and acquire)
    */
   async execute(request: ExecuteRequest): Promise<ExecuteReply> {
@@ -105,7 +117,7 @@ export class ExecuteEffect {
     const { effect, scope, cost, payload } = request.effect;
     const handler = Object.hasOwn(this.handlers, effect) ? this.handlers[effect] : undefined;
     if (handler === undefined) throw new NoHandlerError();
-    const hold = leaseHoldOf(request);
+    const hold = leaseHoldOf(request, Date.now());
     const { episode, session } = await this.sessions.findWithEpisode(
       request.credentialId,
       episodeId,
@@ -195,10 +207,11 @@ export class ExecuteEffect {
     const { episodeId, invocationId } = request;
     const { effect } = request.effect;
     const executeMark = startMark();
-    const ran =
-      step.term === undefined || step.term.held()
+    const late = lateStart(step.term, request.startBy);
+    const ran: HandlerRun =
+      late === null
         ? await runHandler(handler, request, step.context, step.leaseLost)
-        : LEASE_LAPSED_RUN;
+        : { ok: false, reason: late };
     observePhase(this.replica, 'execute', executeMark);
     crashpoint('after-handler');
     if (!ran.ok) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BadRequestError, type ParsedRequestOf } from '@world/contracts';
+import { BadRequestError, DeadlineExceededError, type ParsedRequestOf } from '@world/contracts';
 import { REPLICA, observePhase, startMark } from '@world/runtime';
 import type { EpisodeView } from '../episodes/episodes.repository.js';
 import { EpisodeLease } from '../episodes/lease.js';
@@ -17,13 +17,22 @@ export type LeaseHold = { fence: number } | { acquire: AcquireArgs };
 
 /**
  * The lease hold of an execute request: exactly one of `fence` and `acquire` (world-internals
- * §5.2; the contract's "a lease to take in the same transaction").
- * @throws BadRequestError when neither or both are given (nothing read or written)
+ * §5.2; the contract's "a lease to take in the same transaction"). A lease to take is waited
+ * for no longer than the request's `startBy` leaves: its caller stops waiting then.
+ * @param now epoch ms, when the request is read
+ * @throws BadRequestError when neither or both are given; DeadlineExceededError when `startBy`
+ *   has already passed (a request read late: nothing read or written, and nothing runs)
  */
-export function leaseHoldOf(request: ExecuteRequest): LeaseHold {
+export function leaseHoldOf(request: ExecuteRequest, now: number): LeaseHold {
+  if (request.startBy !== undefined && now >= request.startBy)
+    throw new DeadlineExceededError(
+      'broker.effect.execute was read after its caller stopped waiting; the effect did not run',
+    );
   if (request.fence !== undefined && request.acquire === undefined) return { fence: request.fence };
-  if (request.fence === undefined && request.acquire !== undefined)
-    return { acquire: request.acquire };
+  if (request.fence === undefined && request.acquire !== undefined) {
+    const left = request.startBy === undefined ? Infinity : request.startBy - now;
+    return { acquire: { ...request.acquire, waitMs: Math.min(request.acquire.waitMs, left) } };
+  }
   throw new BadRequestError('broker.effect.execute: exactly one of fence and acquire is required');
 }
 

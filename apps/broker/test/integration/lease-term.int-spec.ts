@@ -4,7 +4,9 @@
  * and reading its answer) must not start the handler: another call may hold the episode by then
  * and its newer effect would be overwritten by the stale one (DESIGN.md §2 "Per-episode
  * serialization"; world-internals §5.2). The effect is recorded as failed: intent, outcome
- * `failed`, spend 1, the file untouched.
+ * `failed`, spend 1, the file untouched. The same holds past the request's `startBy` (its
+ * caller stopped waiting): read after it, the request is refused and writes nothing; tx1
+ * finished after it, the effect is recorded as failed.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,14 +44,21 @@ describe('a broker whose lease lapsed before its handler could start (NATS and P
     return { worktree: created.worktree, credentialId: session.credentialId };
   }
 
-  const write = (episodeId: string, credentialId: string, task: string, path: string) =>
+  const write = (
+    episodeId: string,
+    credentialId: string,
+    task: string,
+    path: string,
+    over: { ttlMs?: number; startBy?: number } = {},
+  ) =>
     h.rpc.request(
       'broker.effect.execute',
       executeRequest({
         invocationId: `mcp:${episodeId}:${task}`,
         credentialId,
         episodeId,
-        acquire: { holder: `planner-${task}`, ttlMs: TTL_MS, waitMs: 10_000 },
+        acquire: { holder: `planner-${task}`, ttlMs: over.ttlMs ?? TTL_MS, waitMs: 10_000 },
+        ...(over.startBy === undefined ? {} : { startBy: over.startBy }),
         effect: {
           effect: 'Workspace.Write',
           payload: { op: 'write', path, content: 'stale\n' },
@@ -97,5 +106,47 @@ describe('a broker whose lease lapsed before its handler could start (NATS and P
     const answered = await write(episodeId, credentialId, 't1', 'late.txt');
     expect(answered.status).toBe('ok');
     expect(existsSync(join(worktree, 'late.txt'))).toBe(true);
+  });
+
+  it("refuses a request read after its caller's startBy with Timeout and writes nothing", async () => {
+    const episodeId = 'read-late';
+    const { worktree, credentialId } = await episodeWithWrites(episodeId);
+    const before = await h.counts();
+    const refused = await write(episodeId, credentialId, 't1', 'late.txt', {
+      startBy: Date.now() - 1,
+    }).catch((e: unknown) => e);
+    expect([(refused as Error).constructor.name, (refused as Error).message]).toEqual([
+      'DeadlineExceededError',
+      'broker.effect.execute was read after its caller stopped waiting; the effect did not run',
+    ]);
+    expect(await h.counts()).toEqual(before);
+    expect(existsSync(join(worktree, 'late.txt'))).toBe(false);
+  });
+
+  it('records the effect as failed when tx1 finished after startBy (the lease still held)', async () => {
+    const episodeId = 'started-late';
+    const { worktree, credentialId } = await episodeWithWrites(episodeId);
+    const blocker = new pg.Client({ connectionString: h.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE broker.effect_intents IN EXCLUSIVE MODE');
+      const reply = write(episodeId, credentialId, 't1', 'late.txt', {
+        ttlMs: 60_000,
+        startBy: Date.now() + 300,
+      });
+      await new Promise((r) => setTimeout(r, 800));
+      await blocker.query('COMMIT');
+      const answered = await reply;
+      expect([answered.status, answered.record.failed]).toEqual(['failed', true]);
+    } finally {
+      await blocker.end();
+    }
+    expect(existsSync(join(worktree, 'late.txt'))).toBe(false);
+    expect(
+      await h.rows(
+        `SELECT o.status FROM broker.effect_intents i JOIN broker.effect_outcomes o USING (episode_id, ordinal) WHERE i.episode_id = '${episodeId}'`,
+      ),
+    ).toEqual([{ status: 'failed' }]);
   });
 });

@@ -100,7 +100,8 @@ export class EffectCall {
     holder: string,
   ): Promise<ReplyOf<'broker.effect.execute'>> {
     const d = this.settings.deadlines;
-    const waitMs = Math.max(0, inv.deadline - Date.now() - d.handlerMs - d.postEffectMs);
+    const sentAt = Date.now();
+    const waitMs = Math.max(0, inv.deadline - sentAt - d.handlerMs - d.postEffectMs);
     try {
       return await inSpan('execute', spanIds(inv), () =>
         this.rpc.request(
@@ -113,6 +114,8 @@ export class EffectCall {
             now: inv.started,
             effect,
             handlerMs: d.handlerMs,
+            // A handler started later could not answer before this request's timeout below.
+            startBy: sentAt + waitMs + EXECUTE_MARGIN_MS / 2,
           },
           { timeoutMs: waitMs + d.handlerMs + EXECUTE_MARGIN_MS },
         ),
