@@ -738,6 +738,31 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
             ].join('\n'),
             stderr: '',
           });
+          // The live stream delivers it flagged, and goes on past it.
+          const agent = new HttpAgent({
+            url: `${w.url}/agui`,
+            headers: { authorization: `Bearer ${w.operatorToken}` },
+          });
+          const events: Array<Record<string, any>> = [];
+          await new Promise<void>((resolve, reject) =>
+            agent
+              .run({
+                threadId: 't2',
+                runId: 'r2',
+                state: { cursor: index },
+                messages: [],
+                tools: [],
+                context: [],
+                forwardedProps: {},
+              })
+              .subscribe({ next: (e) => void events.push(e), error: reject, complete: resolve }),
+          );
+          const entries = events.filter((e) => e.type === 'CUSTOM').map((e) => e.value);
+          expect([events[0]!.type, events.at(-1)!.type]).toEqual(['RUN_STARTED', 'RUN_FINISHED']);
+          expect([entries[0]!.header.entryIndex, entries[0]!.corrupt]).toEqual([index, problem]);
+          expect(entries.slice(1).map((e) => [e.corrupt, e.header.entryIndex - index])).toEqual(
+            entries.slice(1).map((_e, i) => [undefined, i + 1]),
+          );
         } finally {
           await db.query('UPDATE ledger.log_entries SET written_by = $2 WHERE entry_index = $1', [
             index,
