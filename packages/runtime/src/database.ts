@@ -75,14 +75,26 @@ export interface PostgresOptions {
 export const CLIENT_CHECK_INTERVAL_MS = 50;
 
 /**
+ * How long a transaction of World's may sit open with no statement running before PostgreSQL
+ * ends its session (`idle_in_transaction_session_timeout`). A process paused or starved between
+ * its statements (SIGSTOP, a stalled machine) would otherwise hold its row locks — the ledger's
+ * head, a journal row — for as long as it is stopped, and its COMMIT could land after the call
+ * was given up (world-internals §5.5: a given-up journal row never commits later). World's own
+ * transactions send their statements back to back, so none is idle anywhere near this long.
+ * @internal exported for test/integration/database.int-spec.ts
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5_000;
+
+/**
  * The session settings every PostgreSQL connection of World starts with (libpq `options`).
  * @internal exported for apps/broker/test/integration/tx1-orphan.int-spec.ts, tx2-orphan.int-spec.ts, apps/ledger/test/integration/fast-commit-orphan.int-spec.ts
  */
-export const POSTGRES_SESSION_OPTIONS = `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS}`;
+export const POSTGRES_SESSION_OPTIONS = `-c client_connection_check_interval=${CLIENT_CHECK_INTERVAL_MS} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS}`;
 
 /**
  * Opens a pooled connection to PostgreSQL. Every connection runs with
- * `client_connection_check_interval` = CLIENT_CHECK_INTERVAL_MS.
+ * `client_connection_check_interval` = CLIENT_CHECK_INTERVAL_MS and
+ * `idle_in_transaction_session_timeout` = IDLE_IN_TRANSACTION_TIMEOUT_MS.
  * @param url a postgres:// connection string
  */
 export async function openPostgres(

@@ -1,5 +1,11 @@
 import { createTestDatabase, type TestDatabase } from '@world/testing';
-import { CLIENT_CHECK_INTERVAL_MS, openPostgres, type DatabaseHandle } from '../../src/index.js';
+import pg from 'pg';
+import {
+  CLIENT_CHECK_INTERVAL_MS,
+  IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  openPostgres,
+  type DatabaseHandle,
+} from '../../src/index.js';
 
 const drivers: Array<[string, () => Promise<{ handle: DatabaseHandle; db?: TestDatabase }>]> = [
   [
@@ -81,6 +87,43 @@ describe('PostgreSQL session settings', () => {
       await db.drop();
     }
   });
+});
+
+describe('a transaction left open by a paused client', () => {
+  it('is ended by PostgreSQL after IDLE_IN_TRANSACTION_TIMEOUT_MS: its locks freed, its COMMIT never lands', async () => {
+    const db = await createTestDatabase('idle_tx');
+    const handle = await openPostgres(db.url, { max: 2 });
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await handle.query('CREATE TABLE heads (k text PRIMARY KEY, n bigint NOT NULL)');
+      await handle.query("INSERT INTO heads VALUES ('head', 0)");
+      const paused = handle.transaction(async (q) => {
+        await q("UPDATE heads SET n = 1 WHERE k = 'head'");
+        // The client stops between its statements (as a SIGSTOPped process does).
+        await new Promise((r) => setTimeout(r, IDLE_IN_TRANSACTION_TIMEOUT_MS + 1_000));
+        await q("UPDATE heads SET n = 2 WHERE k = 'head'");
+      });
+      const outcome = paused.then(
+        () => 'committed',
+        (err: Error) => err.message,
+      );
+      // The row lock it held is free once PostgreSQL ended the session (FATAL 25P03), and the
+      // paused client's next statement finds its connection gone.
+      await other.query("SET lock_timeout = '10s'");
+      const taken = await other.query<{ n: string }>(
+        "UPDATE heads SET n = 10 WHERE k = 'head' RETURNING n",
+      );
+      expect(taken.rows).toEqual([{ n: '10' }]);
+      expect(await outcome).toBe('Client has encountered a connection error and is not queryable');
+      const { rows } = await other.query<{ n: string }>("SELECT n FROM heads WHERE k = 'head'");
+      expect(rows).toEqual([{ n: '10' }]);
+    } finally {
+      await other.end();
+      await handle.close();
+      await db.drop();
+    }
+  }, 30_000);
 });
 
 describe('LISTEN across a lost connection', () => {
