@@ -9,9 +9,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
-import { READ_ALL } from '@world/contracts';
-import { eventually } from '@world/testing';
 import { startUpWorld, type UpWorld } from '../support/up-world.js';
 
 const DEADLINE_MS = 8_000;
@@ -52,32 +49,14 @@ describe('a broker stopped with an execute request unread, resumed after its pla
     // The call's claim waits on the journal's lock (its session already resolved by the broker);
     // the broker is stopped there, then the lock freed: the planner's execute request reaches the
     // stopped broker and stays unread in its connection.
-    const journal = new pg.Client({ connectionString: w.env.DATABASE_URL });
-    await journal.connect();
+    const unlock = await w.holdLock('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
     let firstAnswer;
     try {
-      await journal.query('BEGIN');
-      await journal.query('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
       firstAnswer = w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'));
-      await eventually(
-        async () =>
-          Number(
-            (
-              await w.q<{ n: string }>(
-                `SELECT count(*) AS n FROM pg_stat_activity
-                  WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-              )
-            )[0]!.n,
-          ) > 0
-            ? true
-            : undefined,
-        10_000,
-        'the claim waiting on the lock',
-      );
+      await w.waitForLockWaiter('the claim waiting on the lock');
       broker.child.kill('SIGSTOP');
-      await journal.query('ROLLBACK');
     } finally {
-      await journal.end();
+      await unlock();
     }
     expect(await firstAnswer).toEqual({
       jsonrpc: '2.0',
@@ -99,11 +78,6 @@ describe('a broker stopped with an execute request unread, resumed after its pla
       ['t2', 'succeeded'],
       ['t1', 'succeeded'],
     ]);
-    const spent = await w.rpc.request(
-      'broker.episode.spend',
-      { episodeId: ep, scope: READ_ALL },
-      { timeoutMs: 5_000 },
-    );
-    expect(spent.grants.map((g) => [g.effect, g.spent])).toEqual([['Workspace.Write', 2]]);
+    expect(await w.spent(ep)).toEqual([['Workspace.Write', 2]]);
   }, 120_000);
 });

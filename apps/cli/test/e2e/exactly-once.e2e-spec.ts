@@ -14,7 +14,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { eventually } from '@world/testing';
 import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-world.js';
 
@@ -27,15 +26,14 @@ const WRITE = [{ effect: 'Workspace.Write', scope: 'worktree', budget: 50 }];
 
 describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', () => {
   let w: UpWorld;
-  /** releases the lock a test holds (idempotent; afterEach releases one a failed test left) */
-  let release: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     w = await startUpWorld('once', 'gateway=2,planner=2,broker=1,ledger=1', DEADLINE_MS);
   }, 120_000);
 
+  // A lock a failed test left would stop every later commit.
   afterEach(async () => {
-    await release?.();
+    await w?.releaseLocks();
   });
 
   afterAll(async () => {
@@ -43,33 +41,7 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
   }, 60_000);
 
   /** Holds `LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE` in a transaction of its own. */
-  async function lockLog(): Promise<() => Promise<void>> {
-    const locker = new pg.Client({ connectionString: w.env.DATABASE_URL });
-    await locker.connect();
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
-    let held = true;
-    release = async () => {
-      if (!held) return;
-      held = false;
-      await locker.query('ROLLBACK');
-      await locker.end();
-    };
-    return release;
-  }
-
-  /** Backends of this database waiting on a lock. */
-  const lockWaiters = async () =>
-    Number(
-      (
-        await w.q<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )
-      )[0]!.n,
-    );
-  const waitForLockWaiter = () =>
-    eventually(async () => ((await lockWaiters()) > 0 ? true : undefined), 10_000, 'a lock waiter');
+  const lockLog = () => w.holdLock('LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
   const recordOf = async (invocationId: string) => {
     const { items } = await w.rpc.request(
       'broker.effect.byInvocation',
@@ -78,13 +50,8 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     );
     return items;
   };
-  const journalRow = async (invocationId: string) =>
-    (
-      await w.q(
-        `SELECT state, end_reason, entry_index FROM ledger.commit_journal WHERE invocation_id = $1`,
-        [invocationId],
-      )
-    )[0] ?? null;
+  const journalRow = (invocationId: string) =>
+    w.journalRow(invocationId, ['state', 'end_reason', 'entry_index']);
   const headIndex = async () =>
     Number((await w.q<{ i: string }>(`SELECT entry_index AS i FROM ledger.heads`))[0]!.i);
   const unrecorded = (record: string): JsonRpcAnswer => ({
@@ -104,7 +71,7 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     const record = intents[0]!.recordRef!;
     expect(first).toEqual(unrecorded(record));
     // While the first commit still waits on the lock, a resend through the other gateway.
-    expect(await lockWaiters()).toBeGreaterThan(0);
+    expect(await w.lockWaiters()).toBeGreaterThan(0);
     expect(await w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'), 1)).toEqual(
       unrecorded(record),
     );
@@ -114,11 +81,7 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     expect(mcp).toEqual({ ...unrecorded(mcpRecord!), id: 9 });
     await unlock();
     // Every statement that waited has run (and was refused).
-    await eventually(
-      async () => ((await lockWaiters()) === 0 ? true : undefined),
-      10_000,
-      'no waiter',
-    );
+    await w.waitForNoLockWaiter();
     const fresh = await w.tasksSend(token, 't2', 'ailang-edit', edit('abm', 'abmc'), 0);
     expect(fresh.result?.status).toEqual({ state: 'completed' });
     expect(await headIndex()).toBe(before + 1);
@@ -184,7 +147,7 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
         10_000,
         'the effect intent',
       );
-      await waitForLockWaiter();
+      await w.waitForLockWaiter();
       // A resend through either gateway (either planner, the claim's holder among them, both
       // alive): the first commit may still land, so "resend the same task id" — never "task id
       // already used", whose advice of a new id would run the write twice.
@@ -198,7 +161,7 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
       // and is being retried, as a client resending after a few seconds would.
       await new Promise((r) => setTimeout(r, 3_000));
       expect(await surface.send(token, 1)).toEqual(uncertain);
-      expect(await lockWaiters()).toBeGreaterThan(0);
+      expect(await w.lockWaiters()).toBeGreaterThan(0);
       expect(await journalRow(invocationId)).toEqual({
         state: 'claimed',
         end_reason: null,
@@ -237,17 +200,13 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     const before = await headIndex();
     const unlock = await lockLog();
     const answer = w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'), 1);
-    await waitForLockWaiter();
+    await w.waitForLockWaiter();
     const victim = ledger();
     victim.child.kill('SIGKILL');
     await victim.exited;
     // The dead ledger's statement is cancelled by its backend (client_connection_check_interval)
     // before the lock frees: nothing of it lands.
-    await eventually(
-      async () => ((await lockWaiters()) === 0 ? true : undefined),
-      10_000,
-      'no waiter',
-    );
+    await w.waitForNoLockWaiter();
     await unlock();
     await w.up.respawn(victim.replica).ready;
     const first = await answer;
@@ -272,17 +231,13 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     const before = await headIndex();
     const unlock = await lockLog();
     const answer = w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'), 0);
-    await waitForLockWaiter();
+    await w.waitForLockWaiter();
     const victim = ledger();
     victim.child.kill('SIGKILL');
     await victim.exited;
     // The dead ledger's statement is cancelled by its backend (client_connection_check_interval)
     // before the lock frees: nothing of it lands.
-    await eventually(
-      async () => ((await lockWaiters()) === 0 ? true : undefined),
-      10_000,
-      'no waiter',
-    );
+    await w.waitForNoLockWaiter();
     await unlock();
     const intents = await recordOf('a2a:ep-dead:t1');
     expect(intents.map((i) => [i.ordinal, i.status])).toEqual([[0, 'succeeded']]);

@@ -14,8 +14,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
-import { READ_ALL } from '@world/contracts';
 import { eventually } from '@world/testing';
 import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-world.js';
 
@@ -28,7 +26,6 @@ const WRITE = [{ effect: 'Workspace.Write', scope: 'worktree', budget: 50 }];
 
 describe('a planner SIGKILLed between a keyed call effect and its commit (world up, planner=2)', () => {
   let w: UpWorld;
-  let release: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     w = await startUpWorld('pdeath', 'gateway=1,planner=2,broker=1,ledger=1', DEADLINE_MS, {
@@ -36,48 +33,21 @@ describe('a planner SIGKILLed between a keyed call effect and its commit (world 
     });
   }, 120_000);
 
+  // A lock a failed test left would stop every later commit.
   afterEach(async () => {
-    await release?.();
+    await w?.releaseLocks();
   });
 
   afterAll(async () => {
     await w?.close();
   }, 60_000);
 
-  async function lockLog(): Promise<() => Promise<void>> {
-    const locker = new pg.Client({ connectionString: w.env.DATABASE_URL });
-    await locker.connect();
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
-    let held = true;
-    release = async () => {
-      if (!held) return;
-      held = false;
-      await locker.query('ROLLBACK');
-      await locker.end();
-    };
-    return release;
-  }
-
-  const lockWaiters = async () =>
-    Number(
-      (
-        await w.q<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )
-      )[0]!.n,
-    );
+  /** Holds `LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE` in a transaction of its own. */
+  const lockLog = () => w.holdLock('LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
   const headIndex = async () =>
     Number((await w.q<{ i: string }>(`SELECT entry_index AS i FROM ledger.heads`))[0]!.i);
-  const journalRow = async (invocationId: string) =>
-    (
-      await w.q(
-        `SELECT state, end_reason, entry_index, claim_expires_at <= clock_timestamp() AS lapsed
-           FROM ledger.commit_journal WHERE invocation_id = $1`,
-        [invocationId],
-      )
-    )[0] ?? null;
+  const journalRow = (invocationId: string) =>
+    w.journalRow(invocationId, ['state', 'end_reason', 'entry_index', 'lapsed']);
   const holderOf = async (invocationId: string) =>
     (
       await w.q<{ h: string }>(
@@ -141,11 +111,7 @@ describe('a planner SIGKILLed between a keyed call effect and its commit (world 
         20_000,
         'the edit ran',
       );
-      await eventually(
-        async () => ((await lockWaiters()) > 0 ? true : undefined),
-        10_000,
-        'the commit waiting',
-      );
+      await w.waitForLockWaiter('the commit waiting');
       const holder = await holderOf(invocationId);
       const victim = plannerOf(holder!);
       expect(victim?.service).toBe('planner');
@@ -173,11 +139,7 @@ describe('a planner SIGKILLed between a keyed call effect and its commit (world 
       expect(resend).toEqual(answerOf(`${UNRECORDED}; effect records: ${record}`));
       // The late commit runs once the lock frees and is refused: the claim lapsed.
       await unlock();
-      await eventually(
-        async () => ((await lockWaiters()) === 0 ? true : undefined),
-        10_000,
-        'no waiter',
-      );
+      await w.waitForNoLockWaiter();
       expect(await surface.send(token)).toEqual(
         answerOf(`${UNRECORDED}; effect records: ${record}`),
       );
@@ -199,12 +161,7 @@ describe('a planner SIGKILLed between a keyed call effect and its commit (world 
           )
         )[0],
       ).toEqual({ intents: 1, records: 1, entries: 0 });
-      const spend = await w.rpc.request(
-        'broker.episode.spend',
-        { episodeId: ep, scope: READ_ALL },
-        { timeoutMs: 5_000 },
-      );
-      expect(spend.grants.map((g) => [g.effect, g.spent])).toEqual([['Workspace.Write', 1]]);
+      expect(await w.spent(ep)).toEqual([['Workspace.Write', 1]]);
       expect(await readFile(join(worktree, 'count.txt'), 'utf8')).toBe('ab');
       // The operator line of the sweep, once, however many sweeps ran.
       await eventually(

@@ -16,8 +16,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
-import { READ_ALL } from '@world/contracts';
 import { eventually } from '@world/testing';
 import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-world.js';
 
@@ -29,14 +27,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a keyed call whose planner dies or stalls before its claim (world up, planner=1)', () => {
   let w: UpWorld;
-  const held: pg.Client[] = [];
 
   beforeAll(async () => {
     w = await startUpWorld('punclaimed', 'gateway=1,planner=1,broker=1,ledger=1', DEADLINE_MS);
   }, 120_000);
 
   afterEach(async () => {
-    for (const c of held.splice(0)) await c.end().catch(() => undefined);
+    await w.releaseLocks();
     const p = planner();
     if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGCONT');
     else await w.up.respawn(p.replica).ready;
@@ -53,37 +50,8 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
     await p.exited;
     return p.replica;
   };
-  /** A transaction of its own that holds `lock` (SQL run after BEGIN) until rolled back. */
-  async function hold(lock: string): Promise<() => Promise<void>> {
-    const c = new pg.Client({ connectionString: w.env.DATABASE_URL });
-    await c.connect();
-    held.push(c);
-    await c.query('BEGIN');
-    await c.query(lock);
-    return async () => {
-      await c.query('ROLLBACK');
-    };
-  }
-  const lockWaiters = async () =>
-    Number(
-      (
-        await w.q<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )
-      )[0]!.n,
-    );
-  const waitLockWaiter = () =>
-    eventually(async () => ((await lockWaiters()) > 0 ? true : undefined), 10_000, 'a waiter');
-  const journalRow = async (invocationId: string) =>
-    (
-      await w.q<Record<string, unknown>>(
-        `SELECT state, end_reason, claim_holder, entry_index,
-                extract(epoch FROM claim_expires_at - clock_timestamp()) * 1000 AS ms_left
-           FROM ledger.commit_journal WHERE invocation_id = $1`,
-        [invocationId],
-      )
-    )[0] ?? null;
+  const journalRow = (invocationId: string) =>
+    w.journalRow(invocationId, ['state', 'end_reason', 'claim_holder', 'entry_index', 'ms_left']);
   const rows = async (invocationId: string) =>
     (
       await w.q(
@@ -93,14 +61,6 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
         [invocationId],
       )
     )[0];
-  const spent = async (ep: string) =>
-    (
-      await w.rpc.request(
-        'broker.episode.spend',
-        { episodeId: ep, scope: READ_ALL },
-        { timeoutMs: 5_000 },
-      )
-    ).grants.map((g) => [g.effect, g.spent]);
   /** The planner's `caller` id, as its start-up line names it. */
   const callerOf = (nth: number) => {
     const lines = w.lines.filter(
@@ -154,7 +114,7 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
     expect(await readFile(join(worktree, 'count.txt'), 'utf8')).toBe('ab');
     expect(await rows(invocationId)).toEqual({ intents: 1, entries: 1 });
     expect((await journalRow(invocationId))?.state).toBe('committed');
-    expect(await spent(ep)).toEqual([['Workspace.Write', 1]]);
+    expect(await w.spent(ep)).toEqual([['Workspace.Write', 1]]);
   }
 
   it.each(cases)(
@@ -221,9 +181,9 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       const starts = plannerStarts();
       const deadCaller = callerOf(starts - 1);
       // The planner took the call; its claim waits on the journal's lock when it is killed.
-      const unlockJournal = await hold('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
+      const unlockJournal = await w.holdLock('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
       const first = surface.send(token, 't1');
-      await waitLockWaiter();
+      await w.waitForLockWaiter('a waiter');
       const replica = await killPlanner();
       await w.up.respawn(replica).ready;
       // Its claim lands after all, held by the dead planner, nothing run under it.
@@ -242,12 +202,12 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       planner().child.kill('SIGSTOP');
       // The journal's table lock holds the claim's statement before it reads the row, so the
       // row is read (and found lapsed) once the lock frees; reads of the journal go on.
-      const unlockAgain = await hold('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
+      const unlockAgain = await w.holdLock('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
       await sleep(lapsesAt - 2_300 - Date.now());
       const resend = surface.send(token, 't1');
       await sleep(1_300);
       planner().child.kill('SIGCONT');
-      await waitLockWaiter();
+      await w.waitForLockWaiter('a waiter');
       await eventually(
         async () => (Number((await journalRow(invocationId))!.ms_left) < -150 ? true : undefined),
         10_000,

@@ -18,8 +18,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { READ_ALL } from '@world/contracts';
 import { eventually, freePort, startNatsServer, type TestNatsServer } from '@world/testing';
 import { requireBuiltCli, runCli } from '../support/cli.js';
 import { startUpWorld, type UpWorld } from '../support/up-world.js';
@@ -52,7 +50,6 @@ describe('a broker paused between its intent and its handler, past its lease (wo
   let monitor: string;
   let confDir: string;
   let w: UpWorld;
-  let locker: pg.Client | undefined;
 
   beforeAll(async () => {
     requireBuiltCli();
@@ -67,7 +64,7 @@ describe('a broker paused between its intent and its handler, past its lease (wo
   }, 120_000);
 
   afterAll(async () => {
-    await locker?.end().catch(() => undefined);
+    await w?.releaseLocks();
     for (const p of w?.up.processes ?? []) {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGCONT');
     }
@@ -110,14 +107,6 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     );
   const writeA = (token: string) =>
     w.tasksSend(token, 'T12', 'ailang-write', { path: 'g1.txt', content: 'A-stale\n' });
-  const spent = async (ep: string) =>
-    (
-      await w.rpc.request(
-        'broker.episode.spend',
-        { episodeId: ep, scope: READ_ALL },
-        { timeoutMs: 5_000 },
-      )
-    ).grants.map((g) => [g.effect, g.spent]);
   /** The broker's one failed effect of `invocationId`: its record ref. */
   const failedRecord = async (invocationId: string) => {
     const { items } = await w.rpc.request(
@@ -148,17 +137,12 @@ describe('a broker paused between its intent and its handler, past its lease (wo
    */
   async function staleAndLater(ep: string, token: string, file: string) {
     expect(await executeSubscribers()).toBe(2);
-    locker = new pg.Client({ connectionString: w.env.DATABASE_URL });
-    await locker.connect();
-    await locker.query('BEGIN');
     // EXCLUSIVE conflicts with the ROW EXCLUSIVE lock tx1's intent INSERT takes: tx1 waits.
-    await locker.query('LOCK TABLE broker.effect_intents IN EXCLUSIVE MODE');
+    const unlock = await w.holdLock('LOCK TABLE broker.effect_intents IN EXCLUSIVE MODE');
     const first = writeA(token);
     const stale = await eventually(lockWaiter, 10_000, 'a broker waiting at its intent');
     stale.child.kill('SIGSTOP');
-    await locker.query('ROLLBACK');
-    await locker.end();
-    locker = undefined;
+    await unlock();
     // The intent lands while its broker sleeps (its lease then runs out); NATS drops the broker.
     await eventually(
       async () => ((await intentsOf(ep)).length === 1 ? true : undefined),
@@ -258,7 +242,7 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     });
     expect(await writeA(token)).toEqual(answer);
     expect(await readFile(file, 'utf8')).toBe('B-later\n');
-    expect(await spent(ep)).toEqual([['Workspace.Write', 2]]);
+    expect(await w.spent(ep)).toEqual([['Workspace.Write', 2]]);
     expect(await tasksOf(ep)).toEqual([
       { task: 'T12', state: 'committed', end_reason: null, entry: entry + 1 },
       { task: 'T13', state: 'committed', end_reason: null, entry },
@@ -312,7 +296,7 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     expect(await writeA(token)).toEqual(unrecorded(record));
     expect(await writeA(token)).toEqual(unrecorded(record));
     expect(await readFile(file, 'utf8')).toBe('B-later\n');
-    expect(await spent(ep)).toEqual([['Workspace.Write', 2]]);
+    expect(await w.spent(ep)).toEqual([['Workspace.Write', 2]]);
     expect(await tasksOf(ep)).toEqual([
       { task: 'T12', state: 'ended', end_reason: 'uncertain', entry: null },
       { task: 'T13', state: 'committed', end_reason: null, entry },

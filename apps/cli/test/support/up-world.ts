@@ -9,11 +9,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Grant } from '@world/contracts';
+import { READ_ALL, type Grant } from '@world/contracts';
 import { connectRpc, type RpcClient } from '@world/runtime';
 import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
 import { SERVICES } from '../../src/system/up-args.js';
 import { serviceEntry, startUp, type UpSystem } from '../../src/system/up.js';
+import { holdLock, lockWaiters, waitForLockWaiter, waitForNoLockWaiter } from './locks.js';
 
 /** A JSON-RPC answer of `/a2a` or `/mcp`. */
 export interface JsonRpcAnswer {
@@ -22,6 +23,30 @@ export interface JsonRpcAnswer {
   result?: Record<string, any>;
   error?: { code: number; message: string };
 }
+
+/**
+ * A `ledger.commit_journal` row as the suites read it (world-internals §5.5): `entry_index` is
+ * the bigint as pg answers it (text); `lapsed` is `claim_expires_at <= clock_timestamp()`;
+ * `ms_left` the milliseconds until the claim expires (negative once lapsed; numeric, as text).
+ */
+export interface JournalRow {
+  state: string;
+  end_reason: string | null;
+  claim_holder: string | null;
+  entry_index: string | null;
+  lapsed: boolean | null;
+  ms_left: string | null;
+}
+
+/** The SQL of each `JournalRow` column. */
+const JOURNAL_COLUMNS: Record<keyof JournalRow, string> = {
+  state: 'state',
+  end_reason: 'end_reason',
+  claim_holder: 'claim_holder',
+  entry_index: 'entry_index',
+  lapsed: 'claim_expires_at <= clock_timestamp() AS lapsed',
+  ms_left: 'extract(epoch FROM claim_expires_at - clock_timestamp()) * 1000 AS ms_left',
+};
 
 export interface UpWorld {
   up: UpSystem;
@@ -55,6 +80,29 @@ export interface UpWorld {
   ): Promise<JsonRpcAnswer>;
   /** Rows of a query on the test database. */
   q<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * `holdLock` on the test database: `lockSql` held in a transaction of its own until the
+   * answered (idempotent) release; `releaseLocks` and `close` release it too.
+   */
+  holdLock(lockSql: string): Promise<() => Promise<void>>;
+  /**
+   * Releases every lock `holdLock` took that is still held, for a suite's clean-up after a
+   * failed test: a release's error is dropped, so the test's own failure is the one reported.
+   */
+  releaseLocks(): Promise<void>;
+  /** `lockWaiters` of the test database: backends waiting on a lock. */
+  lockWaiters(): Promise<number>;
+  /** `waitForLockWaiter` on the test database (10 s). */
+  waitForLockWaiter(what?: string): Promise<void>;
+  /** `waitForNoLockWaiter` on the test database (10 s). */
+  waitForNoLockWaiter(what?: string): Promise<void>;
+  /** `broker.episode.spend` of episode `ep` (every grant): its `[effect, spent]` pairs. */
+  spent(ep: string): Promise<Array<[string, number]>>;
+  /** The `columns` of `invocationId`'s commit journal row, or null where there is none. */
+  journalRow<C extends keyof JournalRow>(
+    invocationId: string,
+    columns: readonly C[],
+  ): Promise<Pick<JournalRow, C> | null>;
   close(): Promise<void>;
 }
 
@@ -114,6 +162,14 @@ export async function startUpWorld(
   const rpc = await connectRpc({ kind: 'nats', url: natsUrl, prefix }, `${label}-test`);
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
+  const q = async <T>(text: string, params: unknown[] = []) =>
+    (await sql.query(text, params)).rows as T[];
+  const releases = new Set<() => Promise<void>>();
+  const releaseLocks = async () => {
+    const pending = [...releases];
+    releases.clear();
+    await Promise.allSettled(pending.map((release) => release()));
+  };
 
   const post = async (gateway: number, path: string, token: string, body: unknown) => {
     const res = await fetch(`${up.gateways[gateway]}${path}`, {
@@ -178,10 +234,34 @@ export async function startUpWorld(
         params: { name: tool, arguments: args, _meta: { 'world/taskId': taskId } },
       });
     },
-    async q<T>(text: string, params: unknown[] = []) {
-      return (await sql.query(text, params)).rows as T[];
+    q,
+    async holdLock(lockSql) {
+      const release = await holdLock(db.url, lockSql);
+      releases.add(release);
+      return release;
+    },
+    releaseLocks,
+    lockWaiters: () => lockWaiters(q),
+    waitForLockWaiter: (what) => waitForLockWaiter(q, what),
+    waitForNoLockWaiter: (what) => waitForNoLockWaiter(q, what),
+    async spent(ep) {
+      const { grants } = await rpc.request(
+        'broker.episode.spend',
+        { episodeId: ep, scope: READ_ALL },
+        { timeoutMs: 5_000 },
+      );
+      return grants.map((g) => [g.effect, g.spent] as [string, number]);
+    },
+    async journalRow(invocationId, columns) {
+      const rows = await q<Pick<JournalRow, (typeof columns)[number]>>(
+        `SELECT ${columns.map((c) => JOURNAL_COLUMNS[c]).join(', ')}
+           FROM ledger.commit_journal WHERE invocation_id = $1`,
+        [invocationId],
+      );
+      return rows[0] ?? null;
     },
     async close() {
+      await releaseLocks();
       await up.stop();
       // WORLD_E2E_LOG=<file> keeps every process's lines for a post-mortem.
       if (process.env.WORLD_E2E_LOG)
