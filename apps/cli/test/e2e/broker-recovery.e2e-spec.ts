@@ -7,7 +7,6 @@
  *   sweep reports (`broker.recovery`) without any broker restarting.
  */
 import { readdir, readFile, readlink } from 'node:fs/promises';
-import pg from 'pg';
 import type { ParsedRequestOf } from '@world/contracts';
 import { eventually, startNode, type TestProcess } from '@world/testing';
 import { serviceEntry } from '../../src/system/up.js';
@@ -40,7 +39,6 @@ async function pidOfPort(port: number, pids: number[]): Promise<number | undefin
 describe('broker recovery on world up (gateway=1, planner=1, broker=1, ledger=1, then a second broker)', () => {
   let w: UpWorld;
   let late: TestProcess | undefined;
-  let locker: pg.Client | undefined;
 
   beforeAll(async () => {
     w = await startUpWorld('recover', 'gateway=1,planner=1,broker=1,ledger=1', DEADLINE_MS, {
@@ -49,23 +47,14 @@ describe('broker recovery on world up (gateway=1, planner=1, broker=1, ledger=1,
   }, 120_000);
 
   afterAll(async () => {
-    await locker?.end().catch(() => undefined);
+    await w?.releaseLocks();
     late?.kill('SIGTERM');
     await late?.exited;
     await w?.close();
   }, 60_000);
 
-  const lockOutcomes = async () => {
-    locker = new pg.Client({ connectionString: w.env.DATABASE_URL });
-    await locker.connect();
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE broker.effect_outcomes IN EXCLUSIVE MODE');
-  };
-  const unlock = async () => {
-    await locker!.query('ROLLBACK');
-    await locker!.end();
-    locker = undefined;
-  };
+  /** Holds `LOCK TABLE broker.effect_outcomes IN EXCLUSIVE MODE`: a broker's outcome write waits. */
+  const lockOutcomes = () => w.holdLock('LOCK TABLE broker.effect_outcomes IN EXCLUSIVE MODE');
   /** client ports of the backends waiting to write an outcome */
   const outcomeWaiters = async () =>
     (
@@ -87,7 +76,7 @@ describe('broker recovery on world up (gateway=1, planner=1, broker=1, ledger=1,
     });
 
     // A call held just before its outcome write while a second broker replica starts.
-    await lockOutcomes();
+    const unlockFirst = await lockOutcomes();
     const first = w.tasksSend(token, 't1', 'ailang-edit', edit('a', 'ab'));
     await waitForOutcomeWaiter();
     late = startNode(serviceEntry('broker'), [], {
@@ -98,7 +87,7 @@ describe('broker recovery on world up (gateway=1, planner=1, broker=1, ledger=1,
     const started = await late.waitForLine(/"msg":"broker started"/, 30_000);
     expect(JSON.parse(started)).toMatchObject({ replica: 'broker-late', indeterminate: 0 });
     await late.waitForLine(/"msg":"ready"/, 30_000);
-    await unlock();
+    await unlockFirst();
     expect((await first).result?.status).toEqual({ state: 'completed' });
     expect(late.lines.filter((l) => l.includes('indeterminate effect intent'))).toEqual([]);
 
@@ -106,7 +95,7 @@ describe('broker recovery on world up (gateway=1, planner=1, broker=1, ledger=1,
     const reports: Array<ParsedRequestOf<'broker.recovery'>> = [];
     const off = w.rpc.subscribe('broker.recovery', (event) => reports.push(event));
     await w.rpc.ping();
-    await lockOutcomes();
+    const unlockSecond = await lockOutcomes();
     const second = w.tasksSend(token, 't2', 'ailang-edit', edit('ab', 'abc'));
     const port = await waitForOutcomeWaiter();
     const upBroker = w.up.processes.find((p) => p.service === 'broker')!;
@@ -121,7 +110,7 @@ describe('broker recovery on world up (gateway=1, planner=1, broker=1, ledger=1,
       10_000,
       'the dead broker’s statement cancelled',
     );
-    await unlock();
+    await unlockSecond();
     expect(await second).toEqual({
       jsonrpc: '2.0',
       id: 7,

@@ -15,6 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '@world/testing';
+import { invocationIdOf, KEYED_CASES, type KeyedSurface } from '../support/keyed-surfaces.js';
 import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-world.js';
 
 /** Short enough to keep the test quick, long enough for a ledger to restart within it. */
@@ -113,34 +114,19 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
     ]);
   }, 60_000);
 
-  /** The keyed surfaces: A2A `tasks/send` and MCP `tools/call` with `_meta["world/taskId"]`. */
-  const surfaces = [
-    {
-      name: 'A2A tasks/send',
-      id: 7,
-      invocationId: (ep: string) => `a2a:${ep}:t1`,
-      send: (token: string, gateway: number) =>
-        w.tasksSend(token, 't1', 'ailang-write', HELD_WRITE, gateway),
-    },
-    {
-      name: 'MCP tools/call with world/taskId',
-      id: 9,
-      invocationId: (ep: string) => `mcp:${ep}:t1`,
-      send: (token: string, gateway: number) =>
-        w.mcpCall(token, 't1', 'ailang-write', HELD_WRITE, gateway),
-    },
-  ];
+  /** Task t1's held write through `surface` and gateway `gateway`. */
+  const sendHeld = (surface: KeyedSurface, token: string, gateway: number) =>
+    surface.send(w, token, 't1', 'ailang-write', HELD_WRITE, gateway);
 
-  it.each(surfaces.map((s, i) => [s.name, i] as const))(
+  it.each(KEYED_CASES)(
     '%s: a resend while the commit waits after the effect (planner alive) hears "not confirmed", then the committed result',
-    async (_name, index) => {
-      const surface = surfaces[index]!;
+    async (_name, surface, index) => {
       const ep = `ep-held-${index}`;
-      const invocationId = surface.invocationId(ep);
+      const invocationId = invocationIdOf(surface, ep, 't1');
       const { worktree, token } = await w.episode(ep, {}, WRITE);
       const before = await headIndex();
       const unlock = await lockLog();
-      const first = surface.send(token, 0);
+      const first = sendHeld(surface, token, 0);
       // The effect ran (the broker holds its intent) and the commit waits on the lock.
       await eventually(
         async () => ((await recordOf(invocationId)).length === 1 ? true : undefined),
@@ -156,11 +142,11 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
         id: surface.id,
         error: { code: -32603, message: UNCERTAIN },
       };
-      expect(await surface.send(token, 0)).toEqual(uncertain);
+      expect(await sendHeld(surface, token, 0)).toEqual(uncertain);
       // Again once the first commit attempt has timed out (postEffectMs, 1.6 s at this deadline)
       // and is being retried, as a client resending after a few seconds would.
       await new Promise((r) => setTimeout(r, 3_000));
-      expect(await surface.send(token, 1)).toEqual(uncertain);
+      expect(await sendHeld(surface, token, 1)).toEqual(uncertain);
       expect(await w.lockWaiters()).toBeGreaterThan(0);
       expect(await journalRow(invocationId)).toEqual({
         state: 'claimed',
@@ -170,8 +156,8 @@ describe('exactly-once on world up (gateway=2, planner=2, broker=1, ledger=1)', 
       await unlock();
       const committed = await first;
       expect(committed.error).toBeUndefined();
-      expect(await surface.send(token, 1)).toEqual(committed);
-      expect(await surface.send(token, 0)).toEqual(committed);
+      expect(await sendHeld(surface, token, 1)).toEqual(committed);
+      expect(await sendHeld(surface, token, 0)).toEqual(committed);
       expect(await headIndex()).toBe(before + 1);
       expect(await journalRow(invocationId)).toEqual({
         state: 'committed',

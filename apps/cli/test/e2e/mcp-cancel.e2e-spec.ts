@@ -24,6 +24,7 @@ import pg from 'pg';
 import { eventually } from '@world/testing';
 import { worldMetrics } from '@world/runtime';
 import type { Grant } from '@world/contracts';
+import { holdLock, waitForLockWaiter } from '../support/locks.js';
 import { MODES, startTestSystem, type Mode, type TestSystem } from '../support/system.js';
 
 const WRITE: Grant[] = [{ effect: 'Workspace.Write', scope: 'worktree', budget: 50 }];
@@ -327,10 +328,7 @@ describe.each(MODES)('MCP cancellation (%s mode)', (mode: Mode) => {
     const cancels = await counter('world_call_cancels_total');
     const committed = await counter('world_calls_total', { outcome: 'ok' });
     // The commit waits on this lock, so the cancellation lands after the effect, before the entry.
-    const locker = new pg.Client({ connectionString: t.databaseUrl });
-    await locker.connect();
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
+    const unlock = await holdLock(t.databaseUrl, 'LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
     try {
       const client = await t.v1Client(token);
       const abort = new AbortController();
@@ -344,19 +342,7 @@ describe.each(MODES)('MCP cancellation (%s mode)', (mode: Mode) => {
           (result) => ({ answered: result }),
           (err: unknown) => ({ rejected: described(err) }),
         );
-      await eventually(
-        async () =>
-          (
-            await q(
-              `SELECT count(*)::int AS n FROM pg_stat_activity
-                WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-            )
-          )[0]!.n > 0
-            ? true
-            : undefined,
-        30_000,
-        'the commit waiting on the lock',
-      );
+      await waitForLockWaiter(q, 'the commit waiting on the lock', 30_000);
       expect((await brokerRows(episodeId)).records).toBe(1);
       const reason = new Error(REASON);
       abort.abort(reason);
@@ -365,7 +351,7 @@ describe.each(MODES)('MCP cancellation (%s mode)', (mode: Mode) => {
         30_000,
         'the planner hearing the cancellation',
       );
-      await locker.query('ROLLBACK');
+      await unlock();
       await eventually(
         async () =>
           (await counter('world_calls_total', { outcome: 'ok' })) > committed ? true : undefined,
@@ -374,8 +360,7 @@ describe.each(MODES)('MCP cancellation (%s mode)', (mode: Mode) => {
       );
       expect(await settled).toEqual({ rejected: V1_CANCELLED });
     } finally {
-      await locker.query('ROLLBACK').catch(() => undefined);
-      await locker.end();
+      await unlock().catch(() => undefined);
     }
     expect(await head()).toBe(headBefore + 1);
     expect(await readFile(file, 'utf8')).toBe(AFTER);

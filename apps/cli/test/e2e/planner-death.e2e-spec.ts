@@ -15,6 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '@world/testing';
+import { invocationIdOf, KEYED_CASES, type KeyedSurface } from '../support/keyed-surfaces.js';
 import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-world.js';
 
 /** Short enough to keep the test quick; the claim lapses 1.1 × this after it was taken. */
@@ -74,27 +75,15 @@ describe('a planner SIGKILLed between a keyed call effect and its commit (world 
       });
   const edit = { path: 'count.txt', old_text: 'a', new_text: 'ab' };
 
-  const surfaces = [
-    {
-      name: 'A2A tasks/send',
-      id: 7,
-      invocationId: (ep: string) => `a2a:${ep}:t1`,
-      send: (token: string) => w.tasksSend(token, 't1', 'ailang-edit', edit),
-    },
-    {
-      name: 'MCP tools/call with world/taskId',
-      id: 9,
-      invocationId: (ep: string) => `mcp:${ep}:t1`,
-      send: (token: string) => w.mcpCall(token, 't1', 'ailang-edit', edit),
-    },
-  ];
+  /** Task t1's edit through `surface`. */
+  const send = (surface: KeyedSurface, token: string) =>
+    surface.send(w, token, 't1', 'ailang-edit', edit);
 
-  it.each(surfaces.map((s, i) => [s.name, i] as const))(
+  it.each(KEYED_CASES)(
     '%s: the caller hears "not confirmed", resends hear it until the claim lapses, then the records for good',
-    async (_name, index) => {
-      const surface = surfaces[index]!;
+    async (_name, surface, index) => {
       const ep = `ep-death-${index}`;
-      const invocationId = surface.invocationId(ep);
+      const invocationId = invocationIdOf(surface, ep, 't1');
       const answerOf = (message: string): JsonRpcAnswer => ({
         jsonrpc: '2.0',
         id: surface.id,
@@ -103,7 +92,7 @@ describe('a planner SIGKILLed between a keyed call effect and its commit (world 
       const { worktree, token } = await w.episode(ep, { 'count.txt': 'a' }, WRITE);
       const before = await headIndex();
       const unlock = await lockLog();
-      const first = surface.send(token);
+      const first = send(surface, token);
       // The effect ran and its commit waits on the lock: kill the planner holding the claim.
       await eventually(
         async () =>
@@ -129,18 +118,18 @@ describe('a planner SIGKILLed between a keyed call effect and its commit (world 
       ]);
       const record = items[0]!.recordRef!;
       // While the claim is live its commit may still land: resend the same task id.
-      let resend = await surface.send(token);
+      let resend = await send(surface, token);
       expect(resend).toEqual(answerOf(UNCERTAIN));
       const until = Date.now() + 3 * DEADLINE_MS;
       while (resend.error?.message === UNCERTAIN && Date.now() < until) {
         await new Promise((r) => setTimeout(r, 250));
-        resend = await surface.send(token);
+        resend = await send(surface, token);
       }
       expect(resend).toEqual(answerOf(`${UNRECORDED}; effect records: ${record}`));
       // The late commit runs once the lock frees and is refused: the claim lapsed.
       await unlock();
       await w.waitForNoLockWaiter();
-      expect(await surface.send(token)).toEqual(
+      expect(await send(surface, token)).toEqual(
         answerOf(`${UNRECORDED}; effect records: ${record}`),
       );
       expect(await headIndex()).toBe(before);

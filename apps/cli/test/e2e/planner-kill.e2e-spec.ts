@@ -15,7 +15,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { startBroker } from '@world/broker';
 import {
   EPISODE_LEASE_TTL_MS,
@@ -46,6 +45,7 @@ import {
   type TestDatabase,
   type TestProcess,
 } from '@world/testing';
+import { holdLock } from '../support/locks.js';
 
 const PLANNER_ENTRY = fileURLToPath(new URL('../../../planner/dist/main.js', import.meta.url));
 /** How long after the kill a call of the episode may wait for its lease: one lease + one liveness ask. */
@@ -161,10 +161,7 @@ describe('a planner SIGKILLed holding a lease with a second call of the episode 
 
     // Freeze commits, then send two calls of ep1 to the planner process: the first takes the
     // lease and waits at its commit, the second waits for the lease at the broker.
-    const lock = new pg.Client({ connectionString: db.url });
-    await lock.connect();
-    await lock.query('BEGIN');
-    await lock.query('LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
+    const unlock = await holdLock(db.url, 'LOCK TABLE ledger.log_entries IN EXCLUSIVE MODE');
     const waitsBefore = await leaseWaits();
     const first = tasksSend(token, 'k1', 'first.txt').catch((err: Error) => err);
     await eventually(
@@ -185,8 +182,7 @@ describe('a planner SIGKILLed holding a lease with a second call of the episode 
     const killedAt = Date.now();
     planner!.kill('SIGKILL');
     expect((await planner!.exited).signal).toBe('SIGKILL');
-    await lock.query('ROLLBACK');
-    await lock.end();
+    await unlock();
 
     // One call right after the kill, and one right after it: the episode serves again (a queued
     // call that took the lapsed lease would hold it one more lease after the first answer).

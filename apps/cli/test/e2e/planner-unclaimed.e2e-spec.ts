@@ -17,6 +17,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '@world/testing';
+import { invocationIdOf, KEYED_CASES, type KeyedSurface } from '../support/keyed-surfaces.js';
 import { startUpWorld, type JsonRpcAnswer, type UpWorld } from '../support/up-world.js';
 
 const DEADLINE_MS = 8_000;
@@ -73,23 +74,9 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       (l) => l.replica.startsWith('planner-') && l.line.includes('"msg":"answering planner.alive"'),
     ).length;
 
-  const surfaces = [
-    {
-      name: 'A2A tasks/send',
-      tag: 'a2a',
-      id: 7,
-      send: (token: string, task: string) => w.tasksSend(token, task, 'ailang-edit', edit),
-      entryOf: (a: JsonRpcAnswer) => a.result?.metadata?.entry_index as number | undefined,
-    },
-    {
-      name: 'MCP tools/call with world/taskId',
-      tag: 'mcp',
-      id: 9,
-      send: (token: string, task: string) => w.mcpCall(token, task, 'ailang-edit', edit),
-      entryOf: (a: JsonRpcAnswer) => a.result?._meta?.['world/entryIndex'] as number | undefined,
-    },
-  ];
-  const cases = surfaces.map((s, i) => [s.name, i] as const);
+  /** Task `task`'s edit through `surface`. */
+  const send = (surface: KeyedSurface, token: string, task: string) =>
+    surface.send(w, token, task, 'ailang-edit', edit);
   const uncertainOf = (id: number): JsonRpcAnswer => ({
     jsonrpc: '2.0',
     id,
@@ -98,50 +85,48 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
 
   /** The resend runs the edit once: its entry, the file, the rows and the spend say so. */
   async function expectRanOnce(
-    surface: (typeof surfaces)[number],
+    surface: KeyedSurface,
     token: string,
     task: string,
     ep: string,
     worktree: string,
     answer?: JsonRpcAnswer,
   ) {
-    const invocationId = `${surface.tag}:${ep}:${task}`;
-    const resend = answer ?? (await surface.send(token, task));
+    const invocationId = invocationIdOf(surface, ep, task);
+    const resend = answer ?? (await send(surface, token, task));
     expect(resend.error).toBeUndefined();
     const entry = surface.entryOf(resend);
     expect(typeof entry).toBe('number');
-    expect(surface.entryOf(await surface.send(token, task))).toBe(entry);
+    expect(surface.entryOf(await send(surface, token, task))).toBe(entry);
     expect(await readFile(join(worktree, 'count.txt'), 'utf8')).toBe('ab');
     expect(await rows(invocationId)).toEqual({ intents: 1, entries: 1 });
     expect((await journalRow(invocationId))?.state).toBe('committed');
     expect(await w.spent(ep)).toEqual([['Workspace.Write', 1]]);
   }
 
-  it.each(cases)(
+  it.each(KEYED_CASES)(
     '%s: a planner SIGKILLed with the call unread: "not confirmed", and the resend runs it once',
-    async (_name, index) => {
-      const surface = surfaces[index]!;
+    async (_name, surface, index) => {
       const ep = `ep-unread-${index}`;
       const { worktree, token } = await w.episode(ep, { 'count.txt': 'a' }, WRITE);
       planner().child.kill('SIGSTOP');
-      expect(await surface.send(token, 't1')).toEqual(uncertainOf(surface.id));
+      expect(await send(surface, token, 't1')).toEqual(uncertainOf(surface.id));
       await w.up.respawn(await killPlanner()).ready;
       expect(await readFile(join(worktree, 'count.txt'), 'utf8')).toBe('a');
-      expect(await journalRow(`${surface.tag}:${ep}:t1`)).toBeNull();
+      expect(await journalRow(invocationIdOf(surface, ep, 't1'))).toBeNull();
       await expectRanOnce(surface, token, 't1', ep, worktree);
     },
     120_000,
   );
 
-  it.each(cases)(
+  it.each(KEYED_CASES)(
     '%s: a planner resumed after its caller heard "not confirmed" never claims the call',
-    async (_name, index) => {
-      const surface = surfaces[index]!;
+    async (_name, surface, index) => {
       const ep = `ep-late-${index}`;
-      const invocationId = `${surface.tag}:${ep}:t1`;
+      const invocationId = invocationIdOf(surface, ep, 't1');
       const { worktree, token } = await w.episode(ep, { 'count.txt': 'a' }, WRITE);
       planner().child.kill('SIGSTOP');
-      expect(await surface.send(token, 't1')).toEqual(uncertainOf(surface.id));
+      expect(await send(surface, token, 't1')).toEqual(uncertainOf(surface.id));
       planner().child.kill('SIGCONT');
       // The late planner read the call and gave it up: its one line for it.
       await eventually(
@@ -171,18 +156,17 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
     120_000,
   );
 
-  it.each(cases)(
+  it.each(KEYED_CASES)(
     '%s: the taker SIGKILLed before its claim: "not confirmed"; a resend is answered by its own planner, not for the dead claim',
-    async (_name, index) => {
-      const surface = surfaces[index]!;
+    async (_name, surface, index) => {
       const ep = `ep-taken-${index}`;
-      const invocationId = `${surface.tag}:${ep}:t1`;
+      const invocationId = invocationIdOf(surface, ep, 't1');
       const { worktree, token } = await w.episode(ep, { 'count.txt': 'a' }, WRITE);
       const starts = plannerStarts();
       const deadCaller = callerOf(starts - 1);
       // The planner took the call; its claim waits on the journal's lock when it is killed.
       const unlockJournal = await w.holdLock('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
-      const first = surface.send(token, 't1');
+      const first = send(surface, token, 't1');
       await w.waitForLockWaiter('a waiter');
       const replica = await killPlanner();
       await w.up.respawn(replica).ready;
@@ -204,7 +188,7 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       // row is read (and found lapsed) once the lock frees; reads of the journal go on.
       const unlockAgain = await w.holdLock('LOCK TABLE ledger.commit_journal IN EXCLUSIVE MODE');
       await sleep(lapsesAt - 2_300 - Date.now());
-      const resend = surface.send(token, 't1');
+      const resend = send(surface, token, 't1');
       await sleep(1_300);
       planner().child.kill('SIGCONT');
       await w.waitForLockWaiter('a waiter');
