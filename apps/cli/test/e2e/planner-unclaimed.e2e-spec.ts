@@ -129,16 +129,11 @@ describe('a keyed call whose planner dies or stalls before its claim (world up, 
       expect(await send(surface, token, 't1')).toEqual(uncertainOf(surface.id));
       planner().child.kill('SIGCONT');
       // The late planner read the call and gave it up: its one line for it.
-      await eventually(
-        () =>
-          w.lines.some(
-            (l) =>
-              l.replica.startsWith('planner-') &&
-              l.line.includes('"msg":"call failed"') &&
-              l.line.includes(`"invocationId":"${invocationId}"`),
-          )
-            ? true
-            : undefined,
+      await w.waitForLine(
+        (l) =>
+          l.replica.startsWith('planner-') &&
+          l.line.includes('"msg":"call failed"') &&
+          l.line.includes(`"invocationId":"${invocationId}"`),
         10_000,
         'the late planner gave the call up',
       );

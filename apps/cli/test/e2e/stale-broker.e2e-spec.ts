@@ -262,15 +262,10 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     const { worktree, token } = await w.episode(ep, {}, WRITE);
     const file = join(worktree, 'g1.txt');
     const { stale, first, entry } = await staleAndLater(ep, token, file);
-    await eventually(
-      () =>
-        w.lines.some(
-          (l) =>
-            l.line.includes('"msg":"effect execution did not answer"') &&
-            l.line.includes(`"invocationId":"${invocationId}"`),
-        )
-          ? true
-          : undefined,
+    await w.waitForLine(
+      (l) =>
+        l.line.includes('"msg":"effect execution did not answer"') &&
+        l.line.includes(`"invocationId":"${invocationId}"`),
       30_000,
       'the planner giving the execute up',
     );

@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { READ_ALL, type Grant } from '@world/contracts';
 import { connectRpc, type RpcClient } from '@world/runtime';
-import { createTestDatabase, testNatsUrl, uniquePrefix, type TestDatabase } from '@world/testing';
+import {
+  createTestDatabase,
+  eventually,
+  testNatsUrl,
+  uniquePrefix,
+  type TestDatabase,
+} from '@world/testing';
 import { SERVICES } from '../../src/system/up-args.js';
 import { serviceEntry, startUp, type UpSystem } from '../../src/system/up.js';
 import { holdLock, lockWaiters, waitForLockWaiter, waitForNoLockWaiter } from './locks.js';
@@ -54,6 +60,15 @@ export interface UpWorld {
   sql: pg.Client;
   /** every line of every process, in arrival order */
   lines: Array<{ replica: string; line: string }>;
+  /**
+   * Resolves with the first of `lines` that `match` accepts, once one has arrived.
+   * @throws the `eventually` timeout error (naming `what`) after `timeoutMs` milliseconds
+   */
+  waitForLine(
+    match: (l: { replica: string; line: string }) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<{ replica: string; line: string }>;
   /** the environment every process was started with */
   env: NodeJS.ProcessEnv;
   /** Creates an episode holding these files and a session with these grants; returns both. */
@@ -197,6 +212,7 @@ export async function startUpWorld(
     rpc,
     sql,
     lines,
+    waitForLine: (match, timeoutMs, what) => eventually(() => lines.find(match), timeoutMs, what),
     env,
     async episode(id, files, grants) {
       const src = await mkdtemp(join(tmpdir(), `world-${label}-src-`));
