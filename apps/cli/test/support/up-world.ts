@@ -111,7 +111,10 @@ export interface UpWorld {
   waitForLockWaiter(what?: string): Promise<void>;
   /** `waitForNoLockWaiter` on the test database (10 s). */
   waitForNoLockWaiter(what?: string): Promise<void>;
-  /** `broker.episode.spend` of episode `ep` (every grant): its `[effect, spent]` pairs. */
+  /**
+   * `broker.episode.spend` of episode `ep`, read with the operator's scope (`READ_ALL`): each
+   * grant's `[effect, spent]` (cost units), in the broker's order.
+   */
   spent(ep: string): Promise<Array<[string, number]>>;
   /** The `columns` of `invocationId`'s commit journal row, or null where there is none. */
   journalRow<C extends keyof JournalRow>(
@@ -252,7 +255,11 @@ export async function startUpWorld(
     },
     q,
     async holdLock(lockSql) {
-      const release = await holdLock(db.url, lockSql);
+      const held = await holdLock(db.url, lockSql);
+      const release = async () => {
+        releases.delete(release);
+        await held();
+      };
       releases.add(release);
       return release;
     },
