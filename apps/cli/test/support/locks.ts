@@ -8,7 +8,7 @@ import pg from 'pg';
 import { eventually } from '@world/testing';
 
 /** Rows of a query on the test database (`UpWorld.q`, or a suite's own client). */
-export type Query = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+type Query = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
 /**
  * Opens a connection of its own to `databaseUrl`, runs `BEGIN` and `lockSql` (e.g. `LOCK TABLE

@@ -35,7 +35,7 @@ export interface JsonRpcAnswer {
  * the bigint as pg answers it (text); `lapsed` is `claim_expires_at <= clock_timestamp()`;
  * `ms_left` the milliseconds until the claim expires (negative once lapsed; numeric, as text).
  */
-export interface JournalRow {
+interface JournalRow {
   state: string;
   end_reason: string | null;
   claim_holder: string | null;
