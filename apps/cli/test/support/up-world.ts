@@ -11,13 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { READ_ALL, type Grant } from '@world/contracts';
 import { connectRpc, type RpcClient } from '@world/runtime';
-import {
-  createTestDatabase,
-  eventually,
-  testNatsUrl,
-  uniquePrefix,
-  type TestDatabase,
-} from '@world/testing';
+import { createTestDatabase, eventually, testNatsUrl, uniquePrefix } from '@world/testing';
 import { SERVICES } from '../../src/system/up-args.js';
 import { serviceEntry, startUp, type UpSystem } from '../../src/system/up.js';
 import { holdLock, lockWaiters, waitForLockWaiter, waitForNoLockWaiter } from './locks.js';
@@ -155,7 +149,7 @@ export async function startUpWorld(
     if (!existsSync(serviceEntry(service)))
       throw new Error(`${serviceEntry(service)} is missing: build first (pnpm build)`);
   }
-  const db: TestDatabase = await createTestDatabase(label);
+  const db = await createTestDatabase(label);
   const home = await mkdtemp(join(tmpdir(), `world-${label}-`));
   const prefix = uniquePrefix(label);
   const natsUrl = extraEnv.NATS_URL ?? testNatsUrl();
