@@ -11,11 +11,9 @@ import { credentialIdOf } from '@world/contracts';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { FULL_GRANTS, startTestSystem, type TestSystem } from '../support/system.js';
+import { CHROMIUM, WORKBENCH_CSP, workbenchLogin } from '../support/workbench.js';
 
 const E2E_TIMEOUT_MS = 300_000;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 describe('workbench edges (embedded mode)', () => {
   let w: TestSystem;
@@ -49,19 +47,7 @@ describe('workbench edges (embedded mode)', () => {
     });
 
   async function loggedIn(credential: string): Promise<BrowserContext> {
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 800 },
-      timezoneId: 'Asia/Tokyo',
-    });
-    const res = await fetch(`${w.url}/workbench/tickets`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${credential}` },
-    });
-    const { path } = (await res.json()) as { path: string };
-    const page = await context.newPage();
-    await page.goto(`${w.url}${path}`);
-    await page.close();
-    return context;
+    return (await workbenchLogin(browser, w.url, credential, { timezoneId: 'Asia/Tokyo' })).context;
   }
 
   beforeAll(async () => {
@@ -331,7 +317,7 @@ describe('workbench edges (embedded mode)', () => {
           res.headers.get('x-content-type-options'),
           res.headers.get('x-frame-options'),
           res.headers.get('cache-control'),
-        ]).toEqual([path, 404, CSP, 'nosniff', 'DENY', 'no-store']);
+        ]).toEqual([path, 404, WORKBENCH_CSP, 'nosniff', 'DENY', 'no-store']);
       }
     },
     E2E_TIMEOUT_MS,

@@ -18,13 +18,11 @@ import { entryHash } from '@world/canonical';
 import { shortRef } from '@world/why';
 import { requireBuiltCli, runCli } from '../support/cli.js';
 import { FULL_GRANTS, MODES, startTestSystem, type TestSystem } from '../support/system.js';
+import { CHROMIUM, WORKBENCH_CSP, workbenchLogin } from '../support/workbench.js';
 
 const E2E_TIMEOUT_MS = 300_000;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DOCS = join(import.meta.dirname, '../../../gateway/docs');
 const NOTES = 'line one\nline two <script>alert(1)</script>\n';
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
   let w: TestSystem;
@@ -79,21 +77,10 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
 
   /** A browser context logged in with `credential` through a one-time ticket. */
   async function loggedIn(credential: string, javaScriptEnabled = true): Promise<BrowserContext> {
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 800 },
-      javaScriptEnabled,
-    });
-    const res = await fetch(`${w.url}/workbench/tickets`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${credential}` },
-    });
-    expect(res.status).toBe(200);
-    const { path } = (await res.json()) as { path: string };
-    const page = await context.newPage();
-    await page.goto(`${w.url}${path}`);
-    expect(page.url()).toBe(`${w.url}/workbench`);
-    await page.close();
-    return context;
+    const login = await workbenchLogin(browser, w.url, credential, { javaScriptEnabled });
+    expect(login.status).toBe(200);
+    expect(login.landedAt).toBe(`${w.url}/workbench`);
+    return login.context;
   }
 
   /** A page that records console errors and requests to other origins. */
@@ -177,7 +164,7 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       ]);
       const { page, errors, foreign } = await watched(context);
       const res = await page.goto(`${w.url}/workbench`);
-      expect(res!.headers()['content-security-policy']).toBe(CSP);
+      expect(res!.headers()['content-security-policy']).toBe(WORKBENCH_CSP);
       expect(res!.headers()['x-content-type-options']).toBe('nosniff');
       expect(res!.headers()['cache-control']).toBe('no-store');
       const i = first;
