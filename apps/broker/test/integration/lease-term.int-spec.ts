@@ -67,27 +67,37 @@ describe('a broker whose lease lapsed before its handler could start (NATS and P
       opts,
     );
 
-  it('records the effect as failed and never runs it: intent, outcome failed, spend 1, no file', async () => {
-    const episodeId = 'lapsed';
-    const { worktree, credentialId } = await episodeWithWrites(episodeId);
+  /**
+   * Sends `send()` while another connection holds `broker.effect_intents` (EXCLUSIVE conflicts
+   * with the ROW EXCLUSIVE lock tx1's intent INSERT takes: tx1 waits), frees it after `holdMs`,
+   * and returns the reply.
+   */
+  async function withTx1Held<T>(holdMs: number, send: () => Promise<T>): Promise<T> {
     const blocker = new pg.Client({ connectionString: h.databaseUrl });
     await blocker.connect();
     try {
       await blocker.query('BEGIN');
-      // EXCLUSIVE conflicts with the ROW EXCLUSIVE lock tx1's intent INSERT takes: tx1 waits.
       await blocker.query('LOCK TABLE broker.effect_intents IN EXCLUSIVE MODE');
-      const reply = write(episodeId, credentialId, 't1', 'late.txt');
-      await new Promise((r) => setTimeout(r, TTL_MS + 500));
+      const reply = send();
+      await new Promise((r) => setTimeout(r, holdMs));
       await blocker.query('COMMIT');
-      const answered = await reply;
-      expect([answered.status, answered.record.failed, answered.record.allowed]).toEqual([
-        'failed',
-        true,
-        true,
-      ]);
+      return await reply;
     } finally {
       await blocker.end();
     }
+  }
+
+  it('records the effect as failed and never runs it: intent, outcome failed, spend 1, no file', async () => {
+    const episodeId = 'lapsed';
+    const { worktree, credentialId } = await episodeWithWrites(episodeId);
+    const answered = await withTx1Held(TTL_MS + 500, () =>
+      write(episodeId, credentialId, 't1', 'late.txt'),
+    );
+    expect([answered.status, answered.record.failed, answered.record.allowed]).toEqual([
+      'failed',
+      true,
+      true,
+    ]);
     expect(existsSync(join(worktree, 'late.txt'))).toBe(false);
     expect(
       await h.rows(
@@ -126,22 +136,13 @@ describe('a broker whose lease lapsed before its handler could start (NATS and P
   it('records the effect as failed when tx1 finished after startBy (the lease still held)', async () => {
     const episodeId = 'started-late';
     const { worktree, credentialId } = await episodeWithWrites(episodeId);
-    const blocker = new pg.Client({ connectionString: h.databaseUrl });
-    await blocker.connect();
-    try {
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE broker.effect_intents IN EXCLUSIVE MODE');
-      const reply = write(episodeId, credentialId, 't1', 'late.txt', {
+    const answered = await withTx1Held(800, () =>
+      write(episodeId, credentialId, 't1', 'late.txt', {
         ttlMs: 60_000,
         startBy: Date.now() + 300,
-      });
-      await new Promise((r) => setTimeout(r, 800));
-      await blocker.query('COMMIT');
-      const answered = await reply;
-      expect([answered.status, answered.record.failed]).toEqual(['failed', true]);
-    } finally {
-      await blocker.end();
-    }
+      }),
+    );
+    expect([answered.status, answered.record.failed]).toEqual(['failed', true]);
     expect(existsSync(join(worktree, 'late.txt'))).toBe(false);
     expect(
       await h.rows(
