@@ -212,7 +212,6 @@ const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     mcp: HOST_TIMEOUT,
     a2a: A2A_DEADLINE,
   },
-  // The gateway's own wait ended: for a keyed call the request may still be processed.
   TransportTimeout: {
     status: 503,
     restClass: 'Timeout',
