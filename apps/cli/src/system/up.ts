@@ -33,7 +33,7 @@ const UP_STOP_GRACE_MS = SHUTDOWN_DRAIN_MS + UP_STOP_MARGIN_MS;
  * root found by walking up from the module the package resolves to (its exports map does not
  * expose package.json; under jest the package resolves to its sources, under node to dist/).
  * @throws Error when the package cannot be resolved
- * @internal exported for broker-recovery.e2e-spec.ts, nats-max-payload.e2e-spec.ts, scale.e2e-spec.ts, up-world.ts, up.spec.ts
+ * @internal exported for broker-recovery.e2e-spec.ts, ledger-stalled.e2e-spec.ts, nats-max-payload.e2e-spec.ts, scale.e2e-spec.ts, up-world.ts, up.spec.ts
  */
 export function serviceEntry(service: ServiceName): string {
   const name = `@world/${service}`;
@@ -90,7 +90,7 @@ interface SpawnOptions {
  * and DATABASE_URL with `application_name=world-<replica>` (unless the URL names one), so
  * `pg_stat_activity` shows which replica holds which connection (node-postgres lets the URL's
  * parameters override the pool's application name).
- * @internal exported for up.spec.ts
+ * @internal exported for up.spec.ts, ledger-stalled.e2e-spec.ts
  */
 export function replicaEnv(
   replica: string,

@@ -15,11 +15,11 @@
  * effect failed (`world why` verifies both entries); resumed after its planner gave up, it has no
  * entry and every answer for its task id names its effect records — none invites a new task id.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eventually, freePort, startNatsServer, type TestNatsServer } from '@world/testing';
+import { eventually } from '@world/testing';
 import { requireBuiltCli, runCli } from '../support/cli.js';
+import { startFastPingNats, type FastPingNats } from '../support/fast-ping-nats.js';
 import { startUpWorld, type UpWorld } from '../support/up-world.js';
 
 /**
@@ -30,34 +30,13 @@ import { startUpWorld, type UpWorld } from '../support/up-world.js';
 const DEADLINE_MS = 16_000;
 const WRITE = [{ effect: 'Workspace.Write', scope: 'worktree', budget: 10 }];
 
-/**
- * The deployment's limits (infra/nats/nats.conf) with a short stale-client check: a client that
- * answers none of three pings one second apart is closed, so a stopped replica stops receiving
- * its queue group's messages within seconds.
- */
-const natsConf = (monitorPort: number) => `max_payload: 8388608
-max_pending: 67108864
-ping_interval: "1s"
-ping_max: 3
-http_port: ${monitorPort}
-jetstream {
-  max_memory_store: 268435456
-}
-`;
-
 describe('a broker paused between its intent and its handler, past its lease (world up, broker=2)', () => {
-  let nats: TestNatsServer;
-  let monitor: string;
-  let confDir: string;
+  let nats: FastPingNats;
   let w: UpWorld;
 
   beforeAll(async () => {
     requireBuiltCli();
-    const monitorPort = await freePort();
-    monitor = `http://127.0.0.1:${monitorPort}`;
-    confDir = await mkdtemp(join(tmpdir(), 'world-stale-nats-'));
-    await writeFile(join(confDir, 'nats.conf'), natsConf(monitorPort));
-    nats = await startNatsServer(['-c', join(confDir, 'nats.conf')]);
+    nats = await startFastPingNats();
     w = await startUpWorld('stale', 'gateway=1,planner=1,broker=2,ledger=1', DEADLINE_MS, {
       NATS_URL: nats.url,
     });
@@ -70,7 +49,6 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     }
     await w?.close();
     await nats?.stop();
-    await rm(confDir, { recursive: true, force: true });
   }, 60_000);
 
   /** The `world up` replica whose PostgreSQL connection waits on a lock (its application_name). */
@@ -83,13 +61,8 @@ describe('a broker paused between its intent and its handler, past its lease (wo
     return w.up.processes.find((p) => `world-${p.replica}` === rows[0]?.app);
   };
   /** How many open NATS connections subscribe to `broker.effect.execute` (the queue group). */
-  const executeSubscribers = async () => {
-    const subject = `${w.env.WORLD_SUBJECT_PREFIX}.broker.effect.execute`;
-    const connz = (await (await fetch(`${monitor}/connz?subs=1&limit=1024`)).json()) as {
-      connections: Array<{ subscriptions_list?: string[] }>;
-    };
-    return connz.connections.filter((c) => c.subscriptions_list?.includes(subject)).length;
-  };
+  const executeSubscribers = () =>
+    nats.subscribers(`${w.env.WORLD_SUBJECT_PREFIX}.broker.effect.execute`);
   const intentsOf = (ep: string) =>
     w.q<{ task: string; status: string | null }>(
       `SELECT split_part(i.invocation_id, ':', 3) AS task, o.status

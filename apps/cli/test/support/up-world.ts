@@ -79,10 +79,13 @@ export interface UpWorld {
     args: Record<string, unknown>,
     gateway?: number,
   ): Promise<JsonRpcAnswer>;
-  /** MCP `tools/call` with `_meta["world/taskId"]` through gateway `gateway`. */
+  /**
+   * MCP `tools/call` with `_meta["world/taskId"]` through gateway `gateway`; with `taskId`
+   * undefined, an unkeyed call (no `_meta`).
+   */
   mcpCall(
     token: string,
-    taskId: string,
+    taskId: string | undefined,
     tool: string,
     args: Record<string, unknown>,
     gateway?: number,
@@ -244,7 +247,11 @@ export async function startUpWorld(
         jsonrpc: '2.0',
         id: 9,
         method: 'tools/call',
-        params: { name: tool, arguments: args, _meta: { 'world/taskId': taskId } },
+        params: {
+          name: tool,
+          arguments: args,
+          ...(taskId !== undefined && { _meta: { 'world/taskId': taskId } }),
+        },
       });
     },
     q,

@@ -120,7 +120,7 @@ export class A2aEndpoint {
       const reply = await this.invokeSkill.execute(session, decoded.call);
       text = tasksSendResultText(decoded.id, decoded.call.taskId, committedOfReply(reply));
     } catch (err) {
-      const failure = this.failure(err, TASKS_SEND, invocationId);
+      const failure = this.failure(err, TASKS_SEND, invocationId, true);
       return rpcAnswer(res, 200, errorEnvelope(decoded.id, failure), failure.closeConnection);
     }
     res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -235,10 +235,18 @@ export class A2aEndpoint {
     }
   }
 
-  /** Any failure through the one error table; host failures logged as `a2a refusal` lines. */
-  private failure(err: unknown, method: string, invocationId: string | undefined): A2aError {
+  /**
+   * Any failure through the one error table; host failures logged as `a2a refusal` lines.
+   * @param keyed the failure ended the tool call of task `invocationId` (a2aErrorOf)
+   */
+  private failure(
+    err: unknown,
+    method: string,
+    invocationId: string | undefined,
+    keyed = false,
+  ): A2aError {
     const error = asWorldError(err);
-    const answer = a2aErrorOf(error);
+    const answer = a2aErrorOf(error, keyed);
     if (answer.host) logA2aRefusal(this.log, method, invocationId, error, err);
     return answer;
   }

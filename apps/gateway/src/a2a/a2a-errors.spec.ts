@@ -187,6 +187,57 @@ describe('the A2A column of the error table (world-spec §6.1, §6.5)', () => {
     expect(a2aErrorOf(error)).toEqual({ code, message, closeConnection, host: code === -32603 });
   });
 
+  // A tool call keyed by its task id: an error that leaves the outcome unknown asks for the
+  // same task id (world-internals §5.5, §12 #24); every other error answers as above.
+  const keyedRows: Array<[string, WorldError, number, string, boolean]> = [
+    [
+      '§5.5 the wait for its planner ended at the deadline: the outcome is unknown',
+      new TransportTimeoutError('planner.invoke did not answer within 21000 ms'),
+      -32603,
+      'invocation outcome is not confirmed; resend the same task id',
+      true,
+    ],
+    [
+      '§6.5 the service said its deadline ended before anything durable',
+      new DeadlineExceededError('planner phase ran out'),
+      -32603,
+      'invocation exceeded its deadline',
+      true,
+    ],
+    [
+      '§6.5 outcome uncertain',
+      new UncertainError(),
+      -32603,
+      'invocation outcome is not confirmed; resend the same task id',
+      false,
+    ],
+    [
+      '§4.5 EffectsUnrecorded lists every record',
+      new EffectsUnrecordedError('a2a:ep1:t1', [R1], 'world head moved'),
+      -32603,
+      `effects were requested but the invocation was not confirmed committed; effect records: ${R1}`,
+      false,
+    ],
+    [
+      '§6.5 known not committed',
+      new InvocationNotCommittedError(),
+      -32603,
+      'invocation was not committed; send a new task id',
+      false,
+    ],
+    [
+      '§6.5 a service down',
+      new ServiceUnavailableError('no responders'),
+      -32603,
+      NOT_AVAILABLE,
+      false,
+    ],
+  ];
+
+  it.each(keyedRows)('a keyed tool call: %s', (_row, error, code, message, closeConnection) => {
+    expect(a2aErrorOf(error, true)).toEqual({ code, message, closeConnection, host: true });
+  });
+
   it('checks EffectsUnrecorded first, whatever else the error is (§4.5)', () => {
     class Odd extends EffectsUnrecordedError {
       override readonly errorClass = 'InvocationInFlight' as 'EffectsUnrecorded';

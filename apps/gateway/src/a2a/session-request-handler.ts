@@ -118,7 +118,7 @@ export class SessionRequestHandler implements A2ARequestHandler {
       const reply = await this.deps.invokeSkill.execute(this.session, call);
       return completedTask(taskId, this.session.episodeId, committedOfReply(reply));
     } catch (err) {
-      return this.refuse(err, invocationId);
+      return this.refuse(err, invocationId, true);
     }
   }
 
@@ -203,10 +203,13 @@ export class SessionRequestHandler implements A2ARequestHandler {
     return this.reject({ code: JSONRPC.invalidParams, message: A2A_MESSAGES.invalidParams });
   }
 
-  /** Maps a failure through the one error table; host failures are logged with their cause. */
-  private refuse(err: unknown, invocationId: string | undefined): never {
+  /**
+   * Maps a failure through the one error table; host failures are logged with their cause.
+   * @param keyed the failure ended the tool call of task `invocationId` (a2aErrorOf)
+   */
+  private refuse(err: unknown, invocationId: string | undefined, keyed = false): never {
     const error = asWorldError(err);
-    const answer = a2aErrorOf(error);
+    const answer = a2aErrorOf(error, keyed);
     if (answer.host) logA2aRefusal(this.deps.log, this.method, invocationId, error, err);
     if (answer.closeConnection) this.closeConnection = true;
     throw this.raise(answer);

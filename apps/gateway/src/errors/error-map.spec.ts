@@ -285,6 +285,16 @@ describe('the MCP column of the error table (world-spec §6.3)', () => {
       new UncertainError(),
       'invocation outcome is not confirmed; resend the same task id',
     ],
+    [
+      '§5.5 the wait for its planner ended at the deadline: the outcome is unknown',
+      new TransportTimeoutError('planner.invoke did not answer within 21000 ms'),
+      'invocation outcome is not confirmed; resend the same task id',
+    ],
+    [
+      '§6.3 the service said its deadline ended before anything durable',
+      new DeadlineExceededError('invocation exceeded its deadline'),
+      'host callback timed out',
+    ],
     ['§6.3 any other host failure stays plain', new NoHandlerError(), 'host callback failed'],
   ];
   it.each(keyedRows)('a keyed call (world/taskId): %s', (_row, error, message) => {

@@ -58,6 +58,12 @@ export interface ErrorRow {
   mcp: McpKind;
   /** how A2A answers it (world-spec §6.5); absent: -32603 `transition invocation is not available…` */
   a2a?: A2aKind;
+  /**
+   * How a keyed call (A2A task id, MCP `world/taskId`) is told what became of its invocation
+   * when the error leaves that unknown — the same on A2A and MCP, since the caller acts on it by
+   * resending the same task id; absent: the error says nothing about the invocation's outcome
+   */
+  keyedOutcome?: A2aKind;
 }
 
 /** A2A texts of world-spec §6.5 beyond the shared MESSAGES; none interpolates request content. */
@@ -108,6 +114,14 @@ const A2A_DEADLINE: A2aKind = {
   closeConnection: true,
 };
 const A2A_UNCERTAIN: A2aKind = { code: JSONRPC.internalError, message: MESSAGES.uncertain };
+/**
+ * The gateway stopped waiting for a keyed call's planner at the deadline: the planner may still
+ * run the call and commit it (a stopped, not dead, process), so the outcome is unknown — `resend
+ * the same task id` (DESIGN.md §2; world-internals §5.5, §12 #24), never the reference's deadline
+ * text, which a resend after a late commit would contradict. The deadline still ended the
+ * request, so A2A closes the connection as for the deadline (world-spec §6.5).
+ */
+const A2A_UNCERTAIN_AT_DEADLINE: A2aKind = { ...A2A_UNCERTAIN, closeConnection: true };
 /** Anything the table does not name: the cause goes to the operator log only (world-spec §6.5). */
 const A2A_NOT_AVAILABLE: A2aKind = {
   code: JSONRPC.internalError,
@@ -204,6 +218,7 @@ const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     restMessage: REST_MESSAGES.timeout,
     mcp: HOST_TIMEOUT,
     a2a: A2A_DEADLINE,
+    keyedOutcome: A2A_UNCERTAIN_AT_DEADLINE,
   },
   // A call dropped at the lease because its planner looked gone: nothing ran, safe to resend.
   CallerGone: {
@@ -222,7 +237,13 @@ const ERROR_TABLE: Readonly<Record<string, ErrorRow>> = {
     mcp: { kind: 'host', message: HOST_FAILURE.canceled },
   },
   CommitUncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
-  Uncertain: { status: 503, restClass: 'CommitUncertain', mcp: HOST, a2a: A2A_UNCERTAIN },
+  Uncertain: {
+    status: 503,
+    restClass: 'CommitUncertain',
+    mcp: HOST,
+    a2a: A2A_UNCERTAIN,
+    keyedOutcome: A2A_UNCERTAIN,
+  },
   ProjectionUnavailable: { status: 503, restClass: 'ProjectionUnavailable', mcp: HOST },
   ProjectionDeadlineExceeded: {
     status: 504,
@@ -308,17 +329,19 @@ export function restErrorOf(err: WorldError): { status: number; body: RestErrorB
 /**
  * The JSON-RPC error of an error on `/mcp` (world-spec §6.3). A keyed call (`world/taskId`) is
  * told what became of its invocation as A2A is (README "Exactly-once over MCP"; world-spec
- * §4.5, §6.5): EffectsUnrecorded answers -32603 with its record list and Uncertain -32603
- * `invocation outcome is not confirmed; resend the same task id`, since the caller can act on
- * them by resending that id; an unkeyed call gets `host callback failed` for both.
+ * §4.5, §6.5): EffectsUnrecorded answers -32603 with its record list, and an error that leaves
+ * the outcome unknown (a row's `keyedOutcome`: Uncertain, or the deadline ending the wait for
+ * the planner) -32603 `invocation outcome is not confirmed; resend the same task id`, since the
+ * caller can act on them by resending that id; an unkeyed call gets `host callback failed` for
+ * EffectsUnrecorded and Uncertain and `host callback timed out` at the deadline.
  * @param keyed the call carries `_meta["world/taskId"]`
  */
 export function mcpErrorOf(
   err: WorldError,
   keyed = false,
 ): { code: number; message: string; host: boolean } {
-  if (keyed && (err instanceof EffectsUnrecordedError || err.errorClass === 'Uncertain')) {
-    const { code, message } = a2aErrorOf(err);
+  if (keyed && (err instanceof EffectsUnrecordedError || rowOf(err).keyedOutcome !== undefined)) {
+    const { code, message } = a2aErrorOf(err, true);
     return { code, message, host: true };
   }
   const row = rowOf(err);
@@ -350,9 +373,13 @@ export interface A2aError {
  * The A2A JSON-RPC error of an error (world-spec §6.5 table): EffectsUnrecorded is checked first,
  * whatever else is true, and answers -32603 with its record list; every other message is a fixed
  * text of the table, never the error's own words; anything the table does not name is -32603
- * `transition invocation is not available in this daemon`.
+ * `transition invocation is not available in this daemon`. The failure of a tool call (keyed by
+ * its task id) whose error leaves its outcome unknown answers the row's `keyedOutcome`: the
+ * deadline ending the wait for its planner is `invocation outcome is not confirmed; resend the
+ * same task id` (with `Connection: close`), not `invocation exceeded its deadline`.
+ * @param keyed the error ended a tool call with a task id (not a read, a session lookup…)
  */
-export function a2aErrorOf(err: WorldError): A2aError {
+export function a2aErrorOf(err: WorldError, keyed = false): A2aError {
   if (err instanceof EffectsUnrecordedError) {
     return {
       code: JSONRPC.internalError,
@@ -361,7 +388,8 @@ export function a2aErrorOf(err: WorldError): A2aError {
       host: true,
     };
   }
-  const kind = rowOf(err).a2a ?? A2A_NOT_AVAILABLE;
+  const row = rowOf(err);
+  const kind = (keyed ? row.keyedOutcome : undefined) ?? row.a2a ?? A2A_NOT_AVAILABLE;
   return {
     code: kind.code,
     message: kind.message ?? A2A_NOT_AVAILABLE.message!,

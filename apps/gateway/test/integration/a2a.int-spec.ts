@@ -403,13 +403,14 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
       });
     });
 
-    it('answers a planner that never replies with the deadline and Connection: close', async () => {
+    // The planner may still run the call and commit it: only a resend of the task id can tell.
+    it('answers a planner that never replies "not confirmed; resend the same task id" and Connection: close', async () => {
       const res = await send(FULL, 'h1', 'hang', {});
       expect(await answer(res)).toEqual({
         status: 200,
         type: 'application/json',
         connection: 'close',
-        body: rpcError(1, -32603, 'invocation exceeded its deadline'),
+        body: rpcError(1, -32603, 'invocation outcome is not confirmed; resend the same task id'),
       });
     });
 
@@ -606,6 +607,14 @@ describe('A2A on the gateway against fake services (in-process bus)', () => {
       expect(h.log.lines.map((l) => l.message)).toEqual([
         'a2a refusal: GetTask a2a:ep1:t9: "Unavailable: ledger gone"',
       ]);
+    });
+
+    it('1.0: a planner that never replies: "not confirmed; resend the same task id"', async () => {
+      const client = await client10(FULL);
+      expect(await client.sendMessage(message('h2', {}, 'hang')).catch(failure)).toEqual({
+        code: -32603,
+        message: 'invocation outcome is not confirmed; resend the same task id',
+      });
     });
 
     it('1.0: EffectsUnrecorded comes back with its record list', async () => {

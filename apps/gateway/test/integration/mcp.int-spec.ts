@@ -566,6 +566,23 @@ describe('POST /mcp against fake services on an in-process bus', () => {
       );
     });
 
+    // A keyed call's planner may still run it and commit: only a resend of the task id can tell.
+    it.each([
+      ['the planner reports its deadline', 'deadline', 'host callback timed out'],
+      [
+        'the planner does not answer before the deadline',
+        'hang',
+        'invocation outcome is not confirmed; resend the same task id',
+      ],
+    ])('answers a keyed call (world/taskId) when %s', async (_row, name, message) => {
+      const res = await call(FULL, 9, name, {}, { _meta: { 'world/taskId': `k-${name}` } });
+      expect(JSON.parse(await res.text())).toEqual({
+        jsonrpc: '2.0',
+        id: 9,
+        error: { code: -32603, message },
+      });
+    });
+
     it('answers a tools/list the planner cannot serve with -32603 host callback failed', async () => {
       h.world.toolsListError = () =>
         new ServiceUnavailableError('no service answers planner.tools.list');

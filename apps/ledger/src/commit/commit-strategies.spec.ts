@@ -37,7 +37,10 @@ function seen(head: boolean): LastHead {
 }
 
 describe('chooseStrategy — the one chooser of how a batch of tool commits is written', () => {
-  afterEach(() => delete process.env.WORLD_CRASHPOINT);
+  afterEach(() => {
+    delete process.env.WORLD_CRASHPOINT;
+    delete process.env.WORLD_PAUSEPOINT;
+  });
 
   it.each<[string, () => LastHead, PreparedCommit[], CommitStrategy]>([
     [
@@ -72,6 +75,13 @@ describe('chooseStrategy — the one chooser of how a batch of tool commits is w
     process.env.WORLD_CRASHPOINT = 'inside-commit';
     expect(chooseStrategy(seen(true), [call('t1')])).toBe(OWN_TRANSACTION);
     process.env.WORLD_CRASHPOINT = 'after-intent';
+    expect(chooseStrategy(seen(true), [call('t1')])).toBe(ONE_STATEMENT);
+  });
+
+  it('does the same while the inside-commit pause point is armed', () => {
+    process.env.WORLD_PAUSEPOINT = 'inside-commit';
+    expect(chooseStrategy(seen(true), [call('t1')])).toBe(OWN_TRANSACTION);
+    process.env.WORLD_PAUSEPOINT = 'after-intent';
     expect(chooseStrategy(seen(true), [call('t1')])).toBe(ONE_STATEMENT);
   });
 

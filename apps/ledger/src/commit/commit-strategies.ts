@@ -205,8 +205,8 @@ export const SHARED_TRANSACTION: CommitStrategy = {
 /**
  * The one chooser of how a batch is committed: several commits share a transaction; a lone one
  * takes one statement when that can land (a head seen, not backing off after misses, both named
- * refs carried), else its own transaction. While the `inside-commit` crash point is armed a lone
- * commit takes the transaction, where the point fires only for a commit that writes (after the
+ * refs carried), else its own transaction. While the `inside-commit` crash (or pause) point is
+ * armed a lone commit takes the transaction, where the point fires only for a commit that writes (after the
  * journal check) — one statement cannot be stopped in the middle. Strategies that decline fall
  * back to OWN_TRANSACTION (CommitInvocation.commitBatch).
  * @param lastHead this replica's last head; asking it whether to try counts down its backoff
