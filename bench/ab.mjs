@@ -13,7 +13,10 @@
 // Every answer is checked (structuredContent.ok) and every call must add one log entry.
 //
 //   node bench/ab.mjs --a /path/to/treeA --b /path/to/treeB [--pairs 1000] [--warmup 100]
-//                     [--c32 600] [--rounds 4] [--out results/<name>.json]
+//                     [--c32 600] [--rounds 4] [--mode distributed|embedded] [--out results/<name>.json]
+// With `--mode embedded` each side is `world start` (its own PostgreSQL server, no NATS): the
+// CPU per call counts the World process and its server's processes; there are no NATS counts and
+// no transaction counts (the server is each side's own).
 // Both trees must be built (`pnpm build`). Timings go to stdout and the --out JSON, never to tests.
 import { mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -34,12 +37,15 @@ const PAIRS = Number(args.pairs ?? 1000);
 const WARMUP = Number(args.warmup ?? 100);
 const C32_CALLS = Number(args.c32 ?? 600);
 const ROUNDS = Number(args.rounds ?? 4);
+const MODE = args.mode ?? 'distributed';
+if (MODE !== 'distributed' && MODE !== 'embedded') throw new Error(`--mode: ${MODE}`);
 const log = (line) => process.stdout.write(`${line}\n`);
 
 async function load(tree) {
   const dist = join(tree, 'bench', 'dist');
   return {
     distributed: await import(join(dist, 'targets', 'distributed.js')),
+    embedded: await import(join(dist, 'targets', 'embedded.js')),
     fixture: await import(join(dist, 'fixture.js')),
     proc: await import(join(dist, 'proc.js')),
     http: await import(join(dist, 'drivers', 'http-load.js')),
@@ -52,6 +58,7 @@ const pct = (sorted, p) =>
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 async function xactCommits(databaseUrl) {
+  if (databaseUrl === undefined) return 0; // embedded: the side's own server, not counted
   const admin = new pg.Client({
     connectionString: args.admin ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   });
@@ -84,13 +91,15 @@ try {
     const m = await load(TREES[name]);
     const dir = join(root, name);
     const fixture = await m.fixture.writeFixture(dir);
-    const target = await m.distributed.startDistributedTarget(
-      dir,
-      fixture,
-      `ab-${name.toLowerCase()}`,
-    );
+    const target =
+      MODE === 'embedded'
+        ? await m.embedded.startEmbeddedTarget(dir, fixture, `ab-${name.toLowerCase()}`)
+        : await m.distributed.startDistributedTarget(dir, fixture, `ab-${name.toLowerCase()}`);
     const [cred] = await target.clients(1, 'abc1');
-    const tap = await m.tap.NatsTap.open(target.natsUrl, target.prefix);
+    const tap =
+      MODE === 'embedded'
+        ? { start() {}, stop: async () => new Map(), close: async () => undefined }
+        : await m.tap.NatsTap.open(target.natsUrl, target.prefix);
     sides[name] = { m, target, cred, tap, lat: [], errors: 0 };
     log(`${name}: ${TREES[name]} up at ${target.mcpUrl}`);
   }

@@ -1,6 +1,7 @@
 /**
- * `pnpm bench [--quick] [--only baseline,floor,distributed,embedded]`: starts the baseline, the
- * floor (issue 19), World distributed and World embedded one after another on this machine, runs
+ * `pnpm bench [--quick] [--only baseline,floor,floor-single,distributed,embedded]`: starts the
+ * baseline, the floor (issue 19), the embedded floor (issue 13), World distributed and World
+ * embedded one after another on this machine, runs
  * every scenario of issue 7 against each, prints the table and the target checks, and writes
  * bench/results/<date>.json (and .md). `--profile` runs the profiling pass instead (profile.ts).
  */
@@ -32,6 +33,7 @@ import {
 import { startBaselineTarget } from './targets/baseline.js';
 import { startDistributedTarget } from './targets/distributed.js';
 import { startFloorTarget } from './targets/floor.js';
+import { startFloorSingleTarget } from './targets/floor-single.js';
 import { attachFloor } from './report-floor.js';
 import { startEmbeddedTarget } from './targets/embedded.js';
 import type { Target, TargetKind } from './targets/target.js';
@@ -41,7 +43,7 @@ import { runWorkbenchBench } from './workbench.js';
 /** Where results go: bench/results, or WORLD_BENCH_RESULTS_DIR (the smoke test writes to a temporary directory). */
 const RESULTS_DIR =
   process.env.WORLD_BENCH_RESULTS_DIR ?? fileURLToPath(new URL('../results/', import.meta.url));
-const TARGET_KINDS: TargetKind[] = ['baseline', 'floor', 'distributed', 'embedded'];
+const TARGET_KINDS: TargetKind[] = ['baseline', 'floor', 'floor-single', 'distributed', 'embedded'];
 
 /** Command-line options. */
 interface BenchArgs {
@@ -172,6 +174,8 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
       await loadOnly('baseline', () => startBaselineTarget(fixture));
     if (args.only.includes('floor'))
       await loadOnly('floor', () => startFloorTarget(root, fixture, runTag));
+    if (args.only.includes('floor-single'))
+      await loadOnly('floor-single', () => startFloorSingleTarget(root, fixture));
     if (args.only.includes('distributed')) {
       await g('distributed', () =>
         withTarget(
@@ -250,7 +254,7 @@ async function runBench(args: BenchArgs): Promise<RunReport> {
     failures,
     notes: [
       'latencies in ms; Δ = World − baseline and × = World / baseline at the same percentile, same driver and concurrency (contention is compared with baseline c8, the episode windows with baseline c1)',
-      '× floor = World / floor (issue 19) at the same percentile, driver and scenario (the episode windows against floor c1); machine CPU = every process of the system (services, nats-server, its PostgreSQL backends), harness excluded',
+      '× floor = World / floor at the same percentile, driver and scenario (distributed against the floor of issue 19, embedded against the embedded floor floor-single of issue 13 when it ran; the episode windows against floor c1); machine CPU = every process of the system (services, nats-server, its PostgreSQL backends), harness excluded',
       'http = autocannon posting raw JSON-RPC tools/call (2025-11-25 headers), one session per connection; mcp-client = @modelcontextprotocol/client 2.4.0, one Client per agent',
       'the log is grown through ledger.commit (7 objects per entry, shaped like a real call); the episode is driven to call 10,000 through direct broker.effect.execute',
     ],

@@ -78,6 +78,34 @@ describe('attachFloor (issue 19: World ÷ floor at the same percentile, driver a
     ]);
   });
 
+  it('holds embedded World to the embedded floor (issue 13) when the run measured it, distributed World to the floor', () => {
+    const all = [
+      scenario('floor', 'http', 'c32', 4, { cpuMsPerCall: { gateway: 2, postgres: 2 } }),
+      scenario('floor-single', 'http', 'c32', 2, {
+        cpuMsPerCall: { 'floor-single': 1.5, postgres: 1, harness: 7 },
+      }),
+      scenario('distributed', 'http', 'c32', 8, { cpuMsPerCall: { gateway: 4, postgres: 4 } }),
+      scenario('embedded', 'http', 'c32', 6, {
+        cpuMsPerCall: { 'world-embedded': 4, postgres: 1 },
+      }),
+    ];
+    attachFloor(all);
+    expect(all.map((s) => [s.id, s.floorId ?? null, s.floorCpuRatio ?? null])).toEqual([
+      ['floor/http/c32', null, null],
+      ['floor-single/http/c32', null, null],
+      ['distributed/http/c32', 'floor/http/c32', 2],
+      ['embedded/http/c32', 'floor-single/http/c32', 2],
+    ]);
+  });
+
+  it('checks that every call of the embedded floor committed, when it ran', () => {
+    const ran = checkFloorTargets([
+      scenario('floor-single', 'http', 'c1', 2, { committed: { calls: 100, entries: 99 } }),
+    ]);
+    expect(status(ran, 'embedded floor: every call')).toBe('MISS off in floor-single/http/c1');
+    expect(status(checkFloorTargets([]), 'embedded floor: every call')).toBe('absent');
+  });
+
   it('leaves the floor compared with the baseline (attachBaselines), as any system', () => {
     const all = [scenario('baseline', 'http', 'c8', 1), scenario('floor', 'http', 'contention', 3)];
     attachBaselines(all);

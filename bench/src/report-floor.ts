@@ -39,6 +39,20 @@ export function machineCpuMs(s: ScenarioResult): number | undefined {
     .reduce((a, [, v]) => a + v, 0);
 }
 
+/**
+ * The floor each World mode is held to: distributed World against the four-process floor
+ * (issue 19), embedded World against the one-process embedded floor (issue 13) when the run
+ * measured it, else against the four-process floor.
+ */
+function floorTargetOf(
+  scenarios: ScenarioResult[],
+  world: 'distributed' | 'embedded',
+): 'floor' | 'floor-single' {
+  if (world === 'embedded' && scenarios.some((f) => f.target === 'floor-single'))
+    return 'floor-single';
+  return 'floor';
+}
+
 /** Attaches to each World tools/call scenario its floor counterpart and World ÷ floor. */
 export function attachFloor(scenarios: ScenarioResult[]): void {
   for (const s of scenarios) {
@@ -46,8 +60,9 @@ export function attachFloor(scenarios: ScenarioResult[]): void {
     const kind = FLOOR_OF[s.scenario];
     if (kind === undefined) continue;
     const driver = s.scenario.startsWith('episode') ? 'http' : s.driver;
+    const floorTarget = floorTargetOf(scenarios, s.target);
     const floor = scenarios.find(
-      (f) => f.target === 'floor' && f.driver === driver && f.scenario === kind,
+      (f) => f.target === floorTarget && f.driver === driver && f.scenario === kind,
     );
     if (floor === undefined) continue;
     const world = machineCpuMs(s);
@@ -155,5 +170,13 @@ export function checkFloorTargets(scenarios: ScenarioResult[]): TargetCheck[] {
       scenarios.filter((s) => s.target === 'floor' && s.committed !== undefined),
     ),
   );
+  const single = scenarios.filter((s) => s.target === 'floor-single' && s.committed !== undefined);
+  if (single.length > 0)
+    checks.push(
+      committedCheck(
+        'embedded floor: every call answered and committed (one entry per call, no errors)',
+        single,
+      ),
+    );
   return checks;
 }

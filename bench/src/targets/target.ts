@@ -5,7 +5,7 @@
 import type { BenchProcess } from '../proc.js';
 
 /** The systems of a run (issue 7; the floor: issue 19). */
-export type TargetKind = 'baseline' | 'floor' | 'distributed' | 'embedded';
+export type TargetKind = 'baseline' | 'floor' | 'floor-single' | 'distributed' | 'embedded';
 
 /** One client's credentials: the headers it sends, and for World its episode and session. */
 export interface ClientCredential {

@@ -1,7 +1,7 @@
 /**
  * The CI smoke run of the bench (issue 7: "a --quick mode … for a smoke run in CI; its numbers
- * are not judged there"): `node bench/run.mjs --quick` must start all four systems (the floor
- * of issue 19 among them), run every scenario with every call answered and committed, and write
+ * are not judged there"): `node bench/run.mjs --quick` must start all five systems (the floor
+ * of issue 19 and the embedded floor of issue 13 among them), run every scenario with every call answered and committed, and write
  * a complete report. No timing is asserted.
  */
 import { spawn } from 'node:child_process';
@@ -37,7 +37,7 @@ describe('pnpm bench --quick', () => {
   });
 
   it(
-    'runs every scenario on the baseline, the floor and both World modes and reports every target',
+    'runs every scenario on the baseline, both floors and both World modes and reports every target',
     async () => {
       const { code, output } = await runQuick(dir);
       expect({ code, tail: code === 0 ? '' : output.slice(-3000) }).toEqual({ code: 0, tail: '' });
@@ -60,6 +60,14 @@ describe('pnpm bench --quick', () => {
         'floor/mcp-client/c8',
         'floor/mcp-client/c32',
         'floor/mcp-client/contention',
+        'floor-single/http/c1',
+        'floor-single/http/c8',
+        'floor-single/http/c32',
+        'floor-single/http/contention',
+        'floor-single/mcp-client/c1',
+        'floor-single/mcp-client/c8',
+        'floor-single/mcp-client/c32',
+        'floor-single/mcp-client/contention',
         'distributed/http/log-read',
         'distributed/http/c1',
         'distributed/mcp-client/c1',
@@ -90,7 +98,7 @@ describe('pnpm bench --quick', () => {
         (s) => s.committed !== undefined && s.committed.calls !== s.committed.entries,
       );
       expect(uncommitted.map((s) => s.id)).toEqual([]);
-      expect(report.targets).toHaveLength(24);
+      expect(report.targets).toHaveLength(25);
       expect(report.targets.filter((t) => t.status === 'N/A').map((t) => t.target)).toEqual([]);
     },
     SMOKE_TIMEOUT_MS,
