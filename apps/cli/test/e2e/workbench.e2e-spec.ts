@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { HttpAgent } from '@ag-ui/client';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { entryHash } from '@world/canonical';
+import { entryHash, worldRef } from '@world/canonical';
 import { shortRef } from '@world/why';
 import { requireBuiltCli, runCli } from '../support/cli.js';
 import { FULL_GRANTS, MODES, startTestSystem, type TestSystem } from '../support/system.js';
@@ -303,6 +303,52 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await page.textContent('pre.raw')).toBe(cp);
       await page.goBack();
       await shot(page, 'entry');
+      // Every ref is a link to the page that shows it, in the page's order: header, walk, sections.
+      const entry = (await w.get(`/v1/log/${index}`)).json;
+      const record = await w.payload(entry.transitionRef, w.operatorToken);
+      const effect = await w.payload(record.effects[0], w.operatorToken);
+      const world = worldRef({
+        revision: index,
+        stateRoot: record.output,
+        logHead: entry.entryHash,
+      });
+      const object = (ref: string) => `/workbench/objects/${ref}`;
+      expect(await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href')))).toEqual([
+        `/workbench/entry/${index}`,
+        `/workbench/entry/${index - 1}`,
+        object(entry.transitionRef),
+        object(entry.header.transitionFn),
+        object(entry.header.interpreter),
+        `/workbench/why?target=${world}`,
+        `/workbench/entry/${index}`,
+        ...[entry.transitionRef, record.input, record.plan, record.effects[0], record.output].map(
+          object,
+        ),
+        `/workbench/why?target=${index}`,
+        ...[entry.transitionRef, record.input, record.plan, record.output].map(object),
+        ...[record.effects[0], effect.requestRef, effect.resultRef].map(object),
+        '/workbench/checkpoint',
+        `/workbench/proof/inclusion?index=${index}&size=${size}`,
+      ]);
+      // click through: the world ref to its walk, the prev hash to the entry before, an object
+      await page.click('tr.link[data-link="world"] a');
+      expect(page.url()).toBe(`${w.url}/workbench/why?target=${world}`);
+      expect(await textOf(page, 'p.heading')).toBe(
+        `why: entry ${index} (world ${shortRef(world)})`,
+      );
+      expect(await textOf(page, 'p.summary')).toBe('all 8 link(s) verified');
+      await page.click('tr.link[data-link="entry"] a');
+      expect(page.url()).toBe(`${w.url}/workbench/entry/${index}`);
+      await page.click('dd.prev a');
+      expect(page.url()).toBe(`${w.url}/workbench/entry/${index - 1}`);
+      expect(await textOf(page, 'h1')).toBe(`Entry #${index - 1}`);
+      await page.goBack();
+      await page.click('tr.link[data-link="effect"] a');
+      expect(page.url()).toBe(`${w.url}${object(record.effects[0])}`);
+      expect(JSON.parse((await page.textContent('main pre'))!)).toEqual(effect);
+      await page.goBack();
+      await page.click('dd.transition-ref a');
+      expect(await textOf(page, 'main dl dd')).toBe(entry.transitionRef);
       await page.goto(`${w.url}/workbench/entry/${first + 1}`);
       expect(await page.$$eval('.diff pre span', (s) => s.map((x) => x.textContent))).toEqual([
         '+<b>bold</b>',
@@ -559,6 +605,24 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await textOf(page, 'p.summary')).toBe(
         'all 1 link(s) verified (2 not visible to this session)',
       );
+      // its record is a named stop, never a link to a page this session may not open
+      const hiddenEntry = (await w.get(`/v1/log/${first + 2}`)).json;
+      expect(await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href')))).toEqual([
+        `/workbench/entry/${first + 2}`,
+        `/workbench/entry/${first + 1}`,
+        `/workbench/objects/${hiddenEntry.header.transitionFn}`,
+        `/workbench/objects/${hiddenEntry.header.interpreter}`,
+        `/workbench/entry/${first + 2}`,
+        `/workbench/why?target=${first + 2}`,
+        '/workbench/checkpoint',
+        `/workbench/proof/inclusion?index=${first + 2}&size=${first + 8}`,
+      ]);
+      expect(await textOf(page, 'dd.transition-ref')).toBe(
+        `${hiddenEntry.transitionRef} stop: not visible to this session (another episode's)`,
+      );
+      // the published transition source opens for a session too
+      await page.click('dd.transition-fn a');
+      expect(await textOf(page, 'main dl dd')).toBe(hiddenEntry.header.transitionFn);
       const episode = await page.goto(`${w.url}/workbench/episodes/wb`);
       expect(episode!.status()).toBe(404);
       // the Overview: its own call and the genesis by outcome, every other entry hidden; no

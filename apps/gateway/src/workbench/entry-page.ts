@@ -47,12 +47,28 @@ function rawSection(object: StoredObject | null, ref: string): Html {
     </p>`;
 }
 
+/**
+ * An object's ref as a link to its page, or — another episode's object, whose page this viewer may
+ * not open (DESIGN.md §3) — the ref with a named stop instead.
+ */
+function objectRef(ref: string, object: StoredObject | null, text: string = ref): Html {
+  return object?.hidden === true
+    ? html`<code>${text}</code> <span class="stop hidden">stop: ${NOT_VISIBLE}</span>`
+    : html`<a href="/workbench/objects/${ref}"><code>${text}</code></a>`;
+}
+
 function objectSection(title: string, ref: string, object: StoredObject | null): Html {
+  if (object?.hidden === true)
+    return html`<section class="object">
+      <h2>${title}</h2>
+      <p>${objectRef(ref, object)}</p>
+    </section>`;
   return html`<section class="object">
     <h2>${title}</h2>
     <p>
-      <a href="/workbench/objects/${ref}"><code>${ref}</code></a
-      >${object === null ? '' : html` <span class="muted">${object.semanticId}</span>`}
+      ${objectRef(ref, object)}${
+        object === null ? '' : html` <span class="muted">${object.semanticId}</span>`
+      }
     </p>
     <details>
       <summary>raw JSON</summary>
@@ -86,9 +102,7 @@ async function effectSection(reads: Provenance, ref: string, i: number): Promise
   const decision = r.allowed ? (r.failed ? 'failed' : 'allowed') : `denied: ${r.denial}`;
   return html`<section class="object effect">
     <h2>effect record ${i + 1}</h2>
-    <p>
-      <a href="/workbench/objects/${ref}"><code>${ref}</code></a>
-    </p>
+    <p>${objectRef(ref, object)}</p>
     <dl>
       <dt>decision</dt>
       <dd class="decision">${decision}</dd>
@@ -159,34 +173,37 @@ export async function entryBody(
     checkProof(log, entry),
   ]);
   const h = entry.header;
+  const record = await page.object(entry.transitionRef);
   return html`<dl class="header">
       <dt>entryIndex</dt>
       <dd>${h.entryIndex}</dd>
       <dt>entryHash</dt>
-      <dd class="entry-hash"><code>${entry.entryHash}</code> ${entryHashMark(entry)}</dd>
+      <dd class="entry-hash">
+        <a href="/workbench/entry/${index}"><code>${entry.entryHash}</code></a>
+        ${entryHashMark(entry)}
+      </dd>
       <dt>prevEntryHash</dt>
-      <dd>
+      <dd class="prev">
         ${
           index > 0
             ? html`<a href="/workbench/entry/${index - 1}"><code>${h.prevEntryHash}</code></a>`
-            : html`<code>${h.prevEntryHash}</code>`
+            : html`<code>${h.prevEntryHash}</code>
+                <span class="muted">(the genesis prev, sha256 of nothing: no entry before)</span>`
         }
       </dd>
+      <dt>transitionRef</dt>
+      <dd class="transition-ref">${objectRef(entry.transitionRef, record)}</dd>
       <dt>writtenBy</dt>
       <dd>${h.writtenBy}</dd>
       <dt>semanticsEpoch</dt>
       <dd>${h.semanticsEpoch}</dd>
       <dt>transitionFn</dt>
-      <dd>
-        <a href="/workbench/objects/${h.transitionFn}"><code>${shortRef(h.transitionFn)}</code></a>
-      </dd>
+      <dd class="transition-fn">${objectRef(h.transitionFn, null, shortRef(h.transitionFn))}</dd>
       <dt>interpreter</dt>
-      <dd>
-        <a href="/workbench/objects/${h.interpreter}"><code>${shortRef(h.interpreter)}</code></a>
-      </dd>
+      <dd class="interpreter">${objectRef(h.interpreter, null, shortRef(h.interpreter))}</dd>
     </dl>
     <h2>links</h2>
-    ${linksTable(links ?? [])}
+    ${linksTable(links ?? [], index)}
     <p><a href="/workbench/why?target=${index}">walk in Why</a></p>
     <details>
       <summary>raw entry JSON</summary>
