@@ -1,7 +1,7 @@
 /**
  * The Why page (DESIGN.md §5a): the walk of `world why` (@world/why, world-spec §7.3, §9), link by
- * link with ✓/✗, from a pasted index, ref, invocation id, receipt id or result object (its
- * `world` block). A target that cannot be followed is shown as a named stop — the walk's own
+ * link with ✓/✗, from a pasted index, ref, invocation id, receipt id, result object or a result's
+ * `world` block alone. A target that cannot be followed is shown as a named stop — the walk's own
  * message — never guessed past.
  */
 import {
@@ -38,7 +38,10 @@ export type WhyOutcome =
   | { kind: 'stop'; target: string; reason: string }
   | { kind: 'walked'; target: string; index: number; matchedBy: string | null; links: Link[] };
 
-/** The target text as pasted: a JSON object is a result (`world why -`), anything else a target. */
+/**
+ * The target text as pasted: a JSON object is a result or its `world` block (`world why -`),
+ * anything else a target.
+ */
 function targetOf(text: string): Target {
   return text.startsWith('{') ? { kind: 'result' } : parseTarget(text);
 }
@@ -125,7 +128,8 @@ export function whyBody(outcome: WhyOutcome): Html {
       >An entry index, <code>head</code>, a <code>sha256:</code> ref, an <code>a2a:</code>/<code
         >mcp:</code
       >
-      invocation id, a <code>rest:</code> receipt id, or a result object</label
+      invocation id, a <code>rest:</code> receipt id, a result object or its
+      <code>world</code> block</label
     >
     <textarea id="target" name="target" rows="3">${value}</textarea>
     <button type="submit">Walk</button>
