@@ -41,9 +41,9 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
    * Cells of every timeline row, as the page shows them, but the time (checked here: a UTC time
    * to the second, never later than the newer row above it).
    */
-  const rowsOf = async (page: Page) => {
+  const rowsOf = async (page: Page, table = '#timeline') => {
     const rows = (
-      await page.$$eval('#timeline tbody tr', (trs) =>
+      await page.$$eval(`${table} tbody tr`, (trs) =>
         trs.map((tr) => Array.from(tr.children).map((td: any) => td.textContent ?? '')),
       )
     ).map((cells) => cells.map(squash));
@@ -365,7 +365,7 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
     'the why page walks an A2A id link by link, and names a stop for an id nothing committed',
     async () => {
       const context = await loggedIn(w.operatorToken);
-      const page = await context.newPage();
+      const { page, errors, foreign } = await watched(context);
       await page.goto(`${w.url}/workbench/why`);
       await page.fill('#target', `a2a:wb:${a2aTask}`);
       await page.click('button[type=submit]');
@@ -390,16 +390,32 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await textOf(page, 'p.stop')).toBe(
         '✗ stop: a2a:wb:never: no committed invocation record has this id',
       );
+      // a result's world block, pasted on its own: found by its plan, compared with the output's
+      const edit = (await w.get(`/v1/log/${first + 2}`)).json;
+      const record = await w.payload(edit.transitionRef, w.operatorToken);
+      const { world } = await w.payload(record.output, w.operatorToken);
+      await page.goto(`${w.url}/workbench/why`);
+      await page.fill('#target', JSON.stringify(world, null, 2));
+      await page.click('button[type=submit]');
+      expect(await textOf(page, 'p.heading')).toBe(
+        `why: entry ${first + 2} (matched by the world block's plan ${shortRef(record.plan)})`,
+      );
+      expect(await textOf(page, 'tr.link[data-link="output"] td:nth-child(4)')).toMatch(
+        / = world\.stateRoot; your world block is its world block$/,
+      );
+      expect(await textOf(page, 'p.summary')).toBe('all 8 link(s) verified');
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
       await context.close();
     },
     E2E_TIMEOUT_MS,
   );
 
   it(
-    'episodes: both episodes with their sessions; an episode page lists its grants, spend against budget as bars, lease holder and indeterminate intents',
+    'episodes: both episodes with their sessions; an episode page lists its calls, grants, spend against budget as bars, lease holder and indeterminate intents',
     async () => {
       const context = await loggedIn(w.operatorToken);
-      const page = await context.newPage();
+      const { page, errors, foreign } = await watched(context);
       await page.goto(`${w.url}/workbench/episodes`);
       expect(
         await page.$$eval('table.episodes tbody tr', (trs) =>
@@ -435,7 +451,29 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       ]);
       expect(await textOf(page, '#lease')).toBe('none (free)');
       expect(await textOf(page, '#indeterminate')).toBe('none');
+      // its calls, as the timeline shows them
+      expect(await rowsOf(page, '#episode-calls')).toEqual([
+        [`#${first + 6}`, 'mcp', 'wb-other', 'ailang-read', 'ok', await hashAt(first + 6)],
+      ]);
       await page.goto(`${w.url}/workbench/episodes/wb`);
+      expect((await rowsOf(page, '#episode-calls')).map((r) => r.slice(0, 5))).toEqual([
+        [`#${first + 7}`, 'mcp', 'wb', 'ailang-read', 'ok'],
+        [`#${first + 5}`, 'a2a', 'wb', 'ailang-read', 'ok'],
+        [`#${first + 4}`, 'mcp', 'wb', 'ailang-write', 'denied denied:budget'],
+        [
+          `#${first + 3}`,
+          'mcp',
+          'wb',
+          'ailang-read',
+          'refused unknown argument "limit"; ailang-read admits only: path',
+        ],
+        [`#${first + 2}`, 'mcp', 'wb', 'ailang-edit', 'ok'],
+        [`#${first + 1}`, 'mcp', 'wb', 'ailang-write', 'ok'],
+        [`#${first}`, 'mcp', 'wb', 'ailang-read', 'ok'],
+      ]);
+      await page.click("text=this episode's calls on the timeline");
+      expect(page.url()).toBe(`${w.url}/workbench?episode=wb`);
+      await page.goBack();
       // newest session first: the budget-0 session (its Write grant sees the episode's 2 writes)
       expect(await spendRows()).toEqual([
         ['Workspace.Write@worktree', '120.0', red, '2 / 0', '0'],
@@ -446,6 +484,8 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
         ...FULL_GRANTS.slice(2).map((g) => [`${g.effect}@worktree`, '0.0', green, '0 / 50', '50']),
       ]);
       await shot(page, 'episode');
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
       await context.close();
     },
     E2E_TIMEOUT_MS,
@@ -666,17 +706,29 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await textOf(page, '#live')).toMatch(
         new RegExp(`^checked \\d\\d:\\d\\d:\\d\\d, newest entry #${first + 7}$`),
       );
-      const hrefs = await page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
-      const reached: string[] = [];
+      /** Whether Tab, pressed `others` times more than the page has links, reaches each link. */
+      const tabReachesEveryLink = async (others: number) => {
+        const hrefs = await page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
+        const reached: string[] = [];
+        for (let n = 0; n < hrefs.length + others; n += 1) {
+          await page.keyboard.press('Tab');
+          const href = await page.evaluate(() =>
+            (globalThis as any).document.activeElement?.getAttribute('href'),
+          );
+          if (href) reached.push(href);
+        }
+        expect(new Set(reached)).toEqual(new Set(hrefs));
+      };
       // the form's controls come first: two time inputs take one stop per date and time field
-      for (let n = 0; n < hrefs.length + 40; n += 1) {
-        await page.keyboard.press('Tab');
-        const href = await page.evaluate(() =>
-          (globalThis as any).document.activeElement?.getAttribute('href'),
-        );
-        if (href) reached.push(href);
-      }
-      expect(new Set(reached)).toEqual(new Set(hrefs));
+      await tabReachesEveryLink(40);
+      // the entry page: every ref a link, each raw JSON behind a summary (a stop of its own)
+      await page.goto(`${w.url}/workbench/entry/${first + 2}`);
+      expect(await textOf(page, 'p.summary')).toBe('all 7 link(s) verified');
+      expect(await page.$$eval('.diff pre span', (s) => s.map((x) => x.textContent))).toEqual([
+        '-line two',
+        '+line 2',
+      ]);
+      await tabReachesEveryLink(await page.$$eval('summary', (s) => s.length + 1));
       await context.close();
     },
     E2E_TIMEOUT_MS,
