@@ -269,6 +269,8 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
         '-line two',
         '+line 2',
       ]);
+      // as the browser lays it out: one line each, no blank line between
+      expect(await page.innerText('.diff pre')).toBe('-line two\n+line 2');
       // Stored strings are text: the only script on the page is the workbench's own.
       expect(await page.$$eval('script', (s) => s.map((x) => x.getAttribute('src')))).toEqual([
         '/workbench/assets/workbench.js',
@@ -821,6 +823,10 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
             `entry #${index}'s fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(before.entryHash)}: prev cannot be linked`,
           );
           expect(await textOf(page, 'dd.entry-hash')).toMatch(/ ✓$/);
+          // the header's prev: the hash entry #index's own fields no longer hash to
+          expect(await textOf(page, 'dd.prev')).toBe(
+            `${before.entryHash} ✗ entry #${index}'s fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(before.entryHash)}: prev cannot be linked`,
+          );
           const why = await page.goto(`${w.url}/workbench/why?target=${index + 1}`);
           expect(why!.status()).toBe(200);
           expect(await textOf(page, 'p.summary')).toBe('1 of 8 link(s) broken');

@@ -1,3 +1,4 @@
+import { entryHash, refOf } from '@world/canonical';
 import { NOT_VISIBLE, shortRef as short, type Provenance } from '@world/why';
 import { MemoryLedger, PIN } from '../../../../packages/why/test/provenance-fixture.js';
 import { entryBody } from './entry-page.js';
@@ -124,12 +125,50 @@ describe('entry page', () => {
     expect(body).not.toContain('<summary>raw JSON</summary>');
   });
 
+  /** The text of the header's `<dd class="…">` as shown: tags dropped, white space squashed. */
+  const dd = (text: string, cls: string) =>
+    new RegExp(`<dd class="${cls}">([\\s\\S]*?)</dd>`)
+      .exec(text)![1]!
+      .replace(/<[^>]+>/g, '')
+      .replace(/&#39;/g, "'")
+      .replace(/\s+/g, ' ')
+      .trim();
+
+  it("marks the header's prev and transition ref as recomputed: ✓, or ✗ saying what broke", async () => {
+    const ledger = new MemoryLedger();
+    const before = ledger.invoke('a.txt');
+    const inv = ledger.invoke('notes.txt');
+    const intact = (await entryBody(ledger, NO_LOG, inv.index))!.text;
+    expect(dd(intact, 'prev')).toBe(`${inv.entry.header.prevEntryHash} ✓`);
+    expect(dd(intact, 'transition-ref')).toBe(`${inv.record.hash} ✓`);
+    // entry index-1's fields altered in storage; this entry's record bytes altered
+    ledger.entries_[before.index] = {
+      ...before.entry,
+      header: { ...before.entry.header, writtenBy: 'coordinator:a2a' },
+    };
+    ledger.tamper(inv.record.hash, '{"forged":true}');
+    const broken = (await entryBody(ledger, NO_LOG, inv.index))!.text;
+    const fields = entryHash(
+      { ...before.entry.header, writtenBy: 'coordinator:a2a' },
+      before.entry.transitionRef,
+    );
+    expect(dd(broken, 'prev')).toBe(
+      `${inv.entry.header.prevEntryHash} ✗ entry #${before.index}'s fields hash to ${short(fields)}, not its stored hash ${short(before.entry.entryHash)}: prev cannot be linked`,
+    );
+    expect(dd(broken, 'transition-ref')).toBe(
+      `${inv.record.hash} ✗ payload hashes to ${short(refOf('{"forged":true}'))}, not its ref: the stored bytes were altered`,
+    );
+  });
+
   it('shows the genesis prev as what it is: no entry before it to link', async () => {
     const body = (await entryBody(new MemoryLedger(), NO_LOG, 0))!.text;
     expect(body).toContain(
       '<code>sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855</code>',
     );
     expect(body).toContain('(the genesis prev, sha256 of nothing: no entry before)');
+    expect(dd(body, 'prev')).toBe(
+      'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 (the genesis prev, sha256 of nothing: no entry before) ✓',
+    );
     expect(linksOf(body).map(([href]) => href)).not.toContain('/workbench/entry/-1');
   });
 

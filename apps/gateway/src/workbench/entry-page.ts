@@ -1,6 +1,7 @@
 /**
- * The Entry page (DESIGN.md §5a): the entry's header with the walk's recomputed hashes (✓/✗: entry
- * hash and prev link, world ref, every object re-hashed — @world/why), the invocation's input,
+ * The Entry page (DESIGN.md §5a): the entry's header with its hashes recomputed (✓/✗: its entry
+ * hash, its prev against entry index-1's fields, its record re-hashed) and the walk's (world ref,
+ * every object re-hashed — @world/why), the invocation's input,
  * plan, output and each effect record (decision, denial, budget before/after, request, result),
  * for writes and edits the change as a diff of what the request recorded, and every object's raw
  * JSON one click away, and the latest signed checkpoint with the entry's inclusion proof in it,
@@ -12,6 +13,9 @@ import {
   INVOCATION_RECORD_IDS,
   jsonOf,
   NOT_VISIBLE,
+  objectProblems,
+  prevProblems,
+  refusedOr,
   shortRef,
   walk,
   type LogEntry,
@@ -138,6 +142,13 @@ async function objectSections(reads: Provenance, entry: LogEntry): Promise<Html[
   ];
 }
 
+/** ✓, or ✗ with what is wrong. */
+function checked(problems: string[]): Html {
+  return problems.length === 0
+    ? mark(true)
+    : html`${mark(false)} <span class="problem">${problems.join('; ')}</span>`;
+}
+
 /**
  * The header's entry hash recomputed on the server (world-spec §2.11): ✓, or ✗ naming what the
  * fields hash to — an entry World flagged as corrupt is shown, never as valid.
@@ -173,7 +184,11 @@ export async function entryBody(
     checkProof(log, entry),
   ]);
   const h = entry.header;
-  const record = await page.object(entry.transitionRef);
+  // both read by the walk already (PageReads): no read more
+  const [record, previous] = await Promise.all([
+    page.object(entry.transitionRef),
+    index > 0 ? refusedOr(page.entry(index - 1)) : null,
+  ]);
   return html`<dl class="header">
       <dt>entryIndex</dt>
       <dd>${h.entryIndex}</dd>
@@ -190,9 +205,13 @@ export async function entryBody(
             : html`<code>${h.prevEntryHash}</code>
                 <span class="muted">(the genesis prev, sha256 of nothing: no entry before)</span>`
         }
+        ${checked(prevProblems(entry, index, previous))}
       </dd>
       <dt>transitionRef</dt>
-      <dd class="transition-ref">${objectRef(entry.transitionRef, record)}</dd>
+      <dd class="transition-ref">
+        ${objectRef(entry.transitionRef, record)}
+        ${record?.hidden === true ? '' : checked(objectProblems(entry.transitionRef, record))}
+      </dd>
       <dt>writtenBy</dt>
       <dd>${h.writtenBy}</dd>
       <dt>semanticsEpoch</dt>
