@@ -304,6 +304,8 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       await page.click('text=raw checkpoint');
       expect(await page.textContent('pre.raw')).toBe(cp);
       await page.goBack();
+      // the page as it opens (going back restores the scroll at the proof)
+      await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
       await shot(page, 'entry');
       // Every ref is a link to the page that shows it, in the page's order: header, walk, sections.
       const entry = (await w.get(`/v1/log/${index}`)).json;
