@@ -1,8 +1,9 @@
 /**
  * `pnpm bench --workbench [--quick]` (issue 15: "each page renders in ≤ 100 ms of server time at
  * 100,000 entries"): a distributed World; a few real tool calls of one episode (the oldest
- * entries), then the log grown to WORKBENCH_ENTRIES through ledger.commit (fill.ts); then each
- * workbench page fetched WARMUP + RUNS times, one at a time, with the operator credential. Server
+ * entries) and one large write (LARGE_WRITE_LINES lines), then the log grown to WORKBENCH_ENTRIES through ledger.commit (fill.ts); then each
+ * workbench page fetched WARMUP + RUNS times, one at a time, with the operator credential; the
+ * first fetch's time is reported alone (nothing of the page read before). Server
  * time is the page's `Server-Timing: page;dur=` (the gateway's own measure from request to send);
  * the total as the client saw it over loopback is reported beside it. Load averages are recorded:
  * the box may be shared.
@@ -11,12 +12,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MCP_POST_HEADERS, TOOL_CALL_BODY } from './drivers/http-load.js';
+import { AMPLE_BUDGET, SESSION_TTL_SECONDS } from './config.js';
+import { isOkToolAnswer, MCP_POST_HEADERS, TOOL_CALL_BODY } from './drivers/http-load.js';
 import { writeFixture } from './fixture.js';
 import { RssSampler } from './proc.js';
 import { growLog } from './scenarios.js';
 import { percentile } from './stats.js';
 import { startDistributedTarget } from './targets/distributed.js';
+import type { ClientCredential } from './targets/target.js';
 
 /** The issue's target: server time of one page, ms. */
 const PAGE_TARGET_MS = 100;
@@ -26,17 +29,71 @@ const WARMUP = 3;
 const RUNS = 20;
 /** Real tool calls of the old episode, before the fill. */
 const OLD_CALLS = 3;
+/** Lines of the large write whose entry page is timed (its change and raw JSON are cut on the page). */
+const LARGE_WRITE_LINES = 20_000;
+
+/** The large write's content: LARGE_WRITE_LINES lines `line <i>` (208,889 bytes, as the edges suite writes). */
+function largeContent(): string {
+  return Array.from({ length: LARGE_WRITE_LINES }, (_, i) => `line ${i}`).join('\n');
+}
 
 /** One page's timings, ms. */
 interface PageTiming {
   page: string;
   path: string;
   status: number;
+  /** the server time of the page's first request (cold: nothing of it read before) */
+  serverFirst: number;
   serverP50: number;
   serverP95: number;
   serverMax: number;
   clientP50: number;
   meetsTarget: boolean;
+}
+
+/**
+ * One real `ailang-write` of LARGE_WRITE_LINES lines by the old episode, through a session with
+ * Workspace.Write minted for it (the clients' sessions only read).
+ * @returns the write's entry index
+ * @throws when the session cannot be minted or the call does not commit ok
+ */
+async function writeLarge(
+  base: string,
+  mcpUrl: string,
+  operatorToken: string,
+  old: ClientCredential,
+): Promise<number> {
+  const minted = await fetch(`${base}/v1/operator/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      episodeId: old.episodeId,
+      grants: [`Workspace.Write=worktree:${AMPLE_BUDGET}`],
+      ttlSeconds: SESSION_TTL_SECONDS,
+    }),
+  });
+  if (minted.status !== 200) throw new Error(`write session: HTTP ${minted.status}`);
+  const { token } = (await minted.json()) as { token: string };
+  const res = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { ...MCP_POST_HEADERS, authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'ailang-write', arguments: { path: 'large.txt', content: largeContent() } },
+    }),
+  });
+  const body = await res.text();
+  if (res.status !== 200 || !isOkToolAnswer(body))
+    throw new Error(`large write: HTTP ${res.status} ${body.slice(0, 300)}`);
+  const head = await fetch(`${base}/v1/head`, {
+    headers: { authorization: `Bearer ${operatorToken}` },
+  }).then((r) => r.text());
+  const world = (await fetch(`${base}/v1/worlds/${head.trim()}`, {
+    headers: { authorization: `Bearer ${operatorToken}` },
+  }).then((r) => r.json())) as { revision: number };
+  return world.revision;
 }
 
 async function timePage(
@@ -48,6 +105,7 @@ async function timePage(
   const server: number[] = [];
   const client: number[] = [];
   let status = 0;
+  let serverFirst = 0;
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const t0 = performance.now();
     const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -56,6 +114,7 @@ async function timePage(
     status = res.status;
     const dur = /page;dur=([0-9.]+)/.exec(res.headers.get('server-timing') ?? '');
     if (dur === null) throw new Error(`${path}: no Server-Timing (status ${res.status})`);
+    if (i === 0) serverFirst = Number(dur[1]);
     if (i >= WARMUP) {
       server.push(Number(dur[1]));
       client.push(total);
@@ -68,11 +127,12 @@ async function timePage(
     page,
     path,
     status,
+    serverFirst,
     serverP50: percentile(server, 0.5),
     serverP95,
     serverMax: server[server.length - 1]!,
     clientP50: percentile(client, 0.5),
-    meetsTarget: status === 200 && serverP95 <= PAGE_TARGET_MS,
+    meetsTarget: status === 200 && serverP95 <= PAGE_TARGET_MS && serverFirst <= PAGE_TARGET_MS,
   };
 }
 
@@ -105,6 +165,7 @@ export async function runWorkbenchBench(
       await res.text();
     }
     const firstOld = (await target.headIndex())! - OLD_CALLS + 1;
+    const largeWrite = await writeLarge(target.baseUrl, target.mcpUrl, target.operatorToken, old!);
     await growLog(ctx, target, entries);
     const head = (await target.headIndex())!;
     log(`workbench pages at ${head + 1} entries (old episode ${old!.episodeId} at #${firstOld}…)`);
@@ -119,6 +180,7 @@ export async function runWorkbenchBench(
       ['timeline, time filter', `/workbench?since=2000-01-01T00:00&limit=100`],
       ['entry, newest', `/workbench/entry/${head}`],
       ['entry, old call', `/workbench/entry/${firstOld}`],
+      [`entry, ${LARGE_WRITE_LINES}-line write`, `/workbench/entry/${largeWrite}`],
       ['why, old call', `/workbench/why?target=${firstOld}`],
       ['episodes', '/workbench/episodes'],
       ['episode, old', `/workbench/episodes/${ep}`],
@@ -128,7 +190,7 @@ export async function runWorkbenchBench(
       const t = await timePage(target.baseUrl, target.operatorToken, page, path);
       timings.push(t);
       log(
-        `  ${page.padEnd(34)} ${String(t.status)} server p50 ${t.serverP50.toFixed(1)} p95 ${t.serverP95.toFixed(1)} max ${t.serverMax.toFixed(1)} ms; client p50 ${t.clientP50.toFixed(1)} ms ${t.meetsTarget ? 'ok' : 'OVER'}`,
+        `  ${page.padEnd(34)} ${String(t.status)} server first ${t.serverFirst.toFixed(1)} p50 ${t.serverP50.toFixed(1)} p95 ${t.serverP95.toFixed(1)} max ${t.serverMax.toFixed(1)} ms; client p50 ${t.clientP50.toFixed(1)} ms ${t.meetsTarget ? 'ok' : 'OVER'}`,
       );
     }
   } finally {
@@ -149,13 +211,13 @@ export async function runWorkbenchBench(
   const lines = [
     `# Workbench pages at ${entries} entries (${date})`,
     '',
-    `load average start ${loadavgStart.map((l) => l.toFixed(2)).join(' ')}, end ${loadavgEnd.map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} CPUs; target: server p95 ≤ ${PAGE_TARGET_MS} ms`,
+    `load average start ${loadavgStart.map((l) => l.toFixed(2)).join(' ')}, end ${loadavgEnd.map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} CPUs; target: server first and p95 ≤ ${PAGE_TARGET_MS} ms (p50/p95/max over ${RUNS} runs after ${WARMUP} warm-up)`,
     '',
-    '| page | path | status | server p50 | server p95 | server max | client p50 | target |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| page | path | status | server first | server p50 | server p95 | server max | client p50 | target |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...timings.map(
       (t) =>
-        `| ${t.page} | \`${t.path}\` | ${t.status} | ${t.serverP50.toFixed(1)} | ${t.serverP95.toFixed(1)} | ${t.serverMax.toFixed(1)} | ${t.clientP50.toFixed(1)} | ${t.meetsTarget ? 'met' : 'NOT met'} |`,
+        `| ${t.page} | \`${t.path}\` | ${t.status} | ${t.serverFirst.toFixed(1)} | ${t.serverP50.toFixed(1)} | ${t.serverP95.toFixed(1)} | ${t.serverMax.toFixed(1)} | ${t.clientP50.toFixed(1)} | ${t.meetsTarget ? 'met' : 'NOT met'} |`,
     ),
   ];
   log(

@@ -44,6 +44,31 @@ describe('object envelope (world-spec §2.13)', () => {
     expect(decodeBase64('YWJj').toString()).toBe('abc');
   });
 
+  it('checks every character of a long text, not only its ends', () => {
+    const text = Buffer.from('x'.repeat(300_000)).toString('base64');
+    expect(decodeBase64(text).equals(Buffer.from('x'.repeat(300_000)))).toBe(true);
+    const at = (i: number, c: string) => text.slice(0, i) + c + text.slice(i + 1);
+    // Node's own decoder would take each of these: it skips a space, reads - and _ as + and /,
+    // stops at a =, and reads a character beyond Latin-1 by its low byte (U+0145 as E)
+    for (const bad of [
+      at(200_000, ' '),
+      at(200_000, '-'),
+      at(200_000, '_'),
+      at(200_000, '='),
+      at(200_000, '\u0145'),
+      `${text.slice(0, 200_000)}\n${text.slice(200_000, -1)}`,
+      text.slice(1),
+    ])
+      expect(() => decodeBase64(bad, 'payload')).toThrow(new InvalidBase64Error('payload'));
+    expect(decodeBase64('').length).toBe(0);
+    expect(decodeBase64('YQ==').toString()).toBe('a');
+    expect(decodeBase64('YWI=').toString()).toBe('ab');
+    // the last quantum's unused bits are not judged (RFC 4648 §3.5 lets an encoder set them)
+    expect(decodeBase64('YR==').toString()).toBe('a');
+    for (const bad of ['YQ=', 'Y===', '=YQ=', 'YQ==YQ==', 'YQ\u00e9='])
+      expect(() => decodeBase64(bad)).toThrow(InvalidBase64Error);
+  });
+
   it('refuses a malformed semantic id', () => {
     expect(() => makeJsonObject('', 'p', {})).toThrow(
       'semanticId: must be 1-256 characters of [A-Za-z0-9._:/-]',

@@ -32,6 +32,37 @@ export function hiddenWorld(index: number): Link {
   };
 }
 
+/**
+ * What breaks an entry's prev link (world-spec §2.11): entry 0's prev must be the genesis prev
+ * (sha256 of nothing); any other's must be the hash entry #index-1's own fields hash to, and that
+ * entry must be served. Empty when the link holds.
+ * @param previous entry #index-1 as read (null: absent; EntryRefused: World refuses it)
+ */
+export function prevProblems(
+  entry: LogEntry,
+  index: number,
+  previous: LogEntry | EntryRefused | null,
+): string[] {
+  const prev = entry.header.prevEntryHash;
+  if (index === 0)
+    return prev === GENESIS_PREV_ENTRY_HASH
+      ? []
+      : [`prev ${shortRef(prev)} is not the genesis prev (sha256 of nothing)`];
+  if (previous === null) return [`entry #${index - 1} is missing: prev cannot be linked`];
+  if (previous instanceof EntryRefused) return [`${previous.message}: prev cannot be linked`];
+  const fields = entryHash(previous.header, previous.transitionRef);
+  // The stored hash prev names is not what entry #index-1's fields hash to: the link is broken.
+  if (fields !== previous.entryHash)
+    return [
+      `entry #${index - 1}'s fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(previous.entryHash)}: prev cannot be linked`,
+    ];
+  if (prev !== previous.entryHash)
+    return [
+      `prev ${shortRef(prev)} is not entry #${index - 1}'s hash ${shortRef(previous.entryHash)}`,
+    ];
+  return [];
+}
+
 export function entryLink(
   entry: LogEntry,
   index: number,
@@ -46,25 +77,7 @@ export function entryLink(
       `fields hash to ${shortRef(recomputed)}, not its stored hash ${shortRef(entry.entryHash)}`,
     );
   if (h.entryIndex !== index) problems.push(`header.entryIndex is ${h.entryIndex}, not ${index}`);
-  if (index === 0) {
-    if (h.prevEntryHash !== GENESIS_PREV_ENTRY_HASH)
-      problems.push(
-        `prev ${shortRef(h.prevEntryHash)} is not the genesis prev (sha256 of nothing)`,
-      );
-  } else if (previous === null) {
-    problems.push(`entry #${index - 1} is missing: prev cannot be linked`);
-  } else if (previous instanceof EntryRefused) {
-    problems.push(`${previous.message}: prev cannot be linked`);
-  } else if (entryHash(previous.header, previous.transitionRef) !== previous.entryHash) {
-    // The stored hash prev names is not what entry #index-1's fields hash to: the link is broken.
-    problems.push(
-      `entry #${index - 1}'s fields hash to ${shortRef(entryHash(previous.header, previous.transitionRef))}, not its stored hash ${shortRef(previous.entryHash)}: prev cannot be linked`,
-    );
-  } else if (h.prevEntryHash !== previous.entryHash) {
-    problems.push(
-      `prev ${shortRef(h.prevEntryHash)} is not entry #${index - 1}'s hash ${shortRef(previous.entryHash)}`,
-    );
-  }
+  problems.push(...prevProblems(entry, index, previous));
   const pinText =
     pin === null
       ? ''

@@ -5,6 +5,7 @@
 export * from './format.js';
 export * from './lines.js';
 export * from './link.js';
+export { prevProblems, refusedOr } from './entry-link.js';
 export { walkWithLog, type LogLinkReads } from './log-link.js';
 export * from './reads.js';
 export * from './target.js';

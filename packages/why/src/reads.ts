@@ -88,13 +88,25 @@ export function entryIndexOf(world: Pick<World, 'revision'>): number {
   return world.revision;
 }
 
-/** A JSON payload, or undefined when the bytes are not JSON. */
+/** Each payload's parsed JSON (or undefined), kept while the payload itself is. */
+const PARSED = new WeakMap<Buffer, unknown>();
+
+/**
+ * A JSON payload, or undefined when the bytes are not JSON. A walk and the page beside it read the
+ * same object once (one Buffer per read) and each look at its JSON: the bytes are decoded and
+ * parsed once per Buffer, and every caller gets the same value — read it, never change it.
+ * Payload Buffers are never written after they are read (a tampered object is a new read).
+ */
 export function jsonOf(payload: Buffer): unknown {
+  if (PARSED.has(payload)) return PARSED.get(payload);
+  let value: unknown;
   try {
-    return JSON.parse(payload.toString('utf8'));
+    value = JSON.parse(payload.toString('utf8'));
   } catch {
-    return undefined;
+    value = undefined;
   }
+  PARSED.set(payload, value);
+  return value;
 }
 
 /** The record semantic ids of an invocation (world-spec §2.13, §2.14). */

@@ -154,6 +154,29 @@ describe('locate (world-spec §7.3: how each target finds its entry)', () => {
     });
   });
 
+  it("finds a result's world block alone by its plan, keeping the block to compare", async () => {
+    const { ledger, first } = build();
+    const block = JSON.parse(first.outputBytes.toString('utf8')).world;
+    const located = await locate(
+      ledger,
+      { kind: 'result' },
+      { stdin: async () => JSON.stringify(block, null, 2) },
+    );
+    expect(located).toEqual({
+      index: 1,
+      matchedBy: `matched by the world block's plan ${shortRef(first.plan.hash)}`,
+      worldBlock: Buffer.from(canonicalJson(block)),
+    });
+    const unknown = { ...block, plan: refOf('no plan') };
+    await expect(
+      locate(ledger, { kind: 'result' }, { stdin: async () => JSON.stringify(unknown) }),
+    ).rejects.toThrow(
+      new NotFoundTarget(
+        `why -: no committed record names the world block's plan ${shortRef(unknown.plan)}`,
+      ),
+    );
+  });
+
   const misses: Array<[string, Target, string, (l: MemoryLedger) => void]> = [
     [
       '§7.3 an unknown ref',

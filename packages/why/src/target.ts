@@ -4,7 +4,8 @@
  * input, output, plan, effect record, request, result) through the ledger's index of the refs
  * each entry names (GET /v1/locate); `a2a:` and `mcp:` ids by the invocation record's
  * invocationId (the same index); `rest:` ids through their receipt; `-` (a result object) by the
- * sha256 of its canonical JSON = the output ref, falling back to its `world.plan`. Every lookup
+ * sha256 of its canonical JSON = the output ref, falling back to its `world.plan`, and a result's
+ * `world` block alone by its `plan` (compared with the committed output's block). Every lookup
  * is exact at any depth of the log; the newest entry wins when several name the ref.
  */
 import { isRef, refOf } from '@world/canonical';
@@ -212,6 +213,32 @@ async function locateRef(reads: Provenance, ref: string): Promise<Located> {
   return { index, matchedBy: `matched by ${named} ${shortRef(ref)}` };
 }
 
+/**
+ * A result's `world` block on its own: `{plan, effects}`, the two handles every tool result carries
+ * (world-spec §9.1), with no `world` key of its own — a whole result always has one.
+ */
+function isWorldBlock(value: object): value is { plan: string; effects: unknown[] } {
+  const v = value as { world?: unknown; plan?: unknown; effects?: unknown };
+  return !('world' in v) && isRef(v.plan) && Array.isArray(v.effects);
+}
+
+/** The entry whose record names the block's plan; the block is kept to compare with the output's. */
+async function locateWorldBlock(
+  reads: Provenance,
+  block: { plan: string; effects: unknown[] },
+): Promise<Located> {
+  const index = await reads.locate({ ref: block.plan, roles: ['plan'] });
+  if (index === null)
+    throw new NotFoundTarget(
+      `why -: no committed record names the world block's plan ${shortRef(block.plan)}`,
+    );
+  return {
+    index,
+    matchedBy: `matched by the world block's plan ${shortRef(block.plan)}`,
+    worldBlock: resultBytes(block),
+  };
+}
+
 async function locateResult(reads: Provenance, options: LocateOptions): Promise<Located> {
   const text = options.stdin === undefined ? '' : await options.stdin();
   let value: unknown;
@@ -222,6 +249,7 @@ async function locateResult(reads: Provenance, options: LocateOptions): Promise<
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new WhyError('why -: standard input must be a result object', 2);
+  if (isWorldBlock(value)) return locateWorldBlock(reads, value);
   const bytes = resultBytes(value);
   const outputRef = refOf(bytes);
   const byOutput = await reads.locate({ ref: outputRef, roles: ['output'] });

@@ -17,6 +17,9 @@ function changed(ledger: MemoryLedger, ref: string, patch: Record<string, unknow
   });
 }
 
+/** The `world` block of an invocation's committed output. */
+const worldOf = (inv: Invocation) => JSON.parse(inv.outputBytes.toString('utf8')).world;
+
 describe('walk (world-spec §7.3 `why`, §9 provenance walks)', () => {
   type Row = [string, (l: MemoryLedger, inv: Invocation) => Partial<WalkStart> | void, string[]];
   const ALL = ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✓'];
@@ -134,6 +137,23 @@ describe('walk (world-spec §7.3 `why`, §9 provenance walks)', () => {
       }),
       ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗'],
     ],
+    [
+      "`why -` with the output's world block → ✓ output",
+      (_l, inv) => ({ worldBlock: Buffer.from(canonicalJson(worldOf(inv))) }),
+      ALL,
+    ],
+    [
+      '`why -` with a world block naming another effect record → ✗ output',
+      (_l, inv) => ({
+        worldBlock: Buffer.from(
+          canonicalJson({
+            ...worldOf(inv),
+            effects: [{ id: 'e1', status: 'ok', record: refOf('another') }],
+          }),
+        ),
+      }),
+      ['world✓', 'entry✓', 'record✓', 'input✓', 'plan✓', 'effect✓', 'output✗'],
+    ],
   ];
 
   it.each(rows)('%s', async (_row, arrange, expected) => {
@@ -142,6 +162,25 @@ describe('walk (world-spec §7.3 `why`, §9 provenance walks)', () => {
     ledger.invoke('later.txt');
     const start = arrange(ledger, inv) ?? {};
     expect(marks(await walk(ledger, { index: inv.index, ...start }))).toEqual(expected);
+  });
+
+  it('names what a given world block shows: the committed one, or where it differs', async () => {
+    const ledger = new MemoryLedger();
+    const inv = ledger.invoke('notes.txt');
+    const output = async (block: unknown) =>
+      (await walk(ledger, { index: 1, worldBlock: Buffer.from(canonicalJson(block)) }))!.at(-1);
+    expect(await output(worldOf(inv))).toEqual({
+      name: 'output',
+      ok: true,
+      ref: inv.output.hash,
+      detail: `${inv.output.payload.length} B = world.stateRoot; your world block is its world block`,
+    });
+    expect(await output({ ...worldOf(inv), plan: refOf('other') })).toEqual({
+      name: 'output',
+      ok: false,
+      ref: inv.output.hash,
+      detail: `your world block differs from the committed output's world block`,
+    });
   });
 
   it('describes every link of an intact call as the §7.3 example does', async () => {

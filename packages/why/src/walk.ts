@@ -35,6 +35,11 @@ export interface WalkStart {
   world?: World;
   /** the caller's result bytes (`why -`), compared with the committed output */
   result?: Buffer;
+  /**
+   * the canonical bytes of a result's `world` block the caller gave alone (`why -`), compared with
+   * the committed output's `world` block
+   */
+  worldBlock?: Buffer;
 }
 
 /** The fields of `world/invocation-record/v2` (world-spec §2.14); v1 lacks plan and effects. */
@@ -311,6 +316,12 @@ function outputLink(
       all.push(
         `your result (${start.result.length} B) differs from the committed bytes (${object.payload.length} B)`,
       );
+  }
+  if (start.worldBlock !== undefined && object !== null && object.hidden !== true) {
+    const committed = (jsonOf(object.payload) as OutputBody | undefined)?.world;
+    if (committed !== undefined && resultBytes(committed).equals(start.worldBlock))
+      yours = '; your world block is its world block';
+    else all.push("your world block differs from the committed output's world block");
   }
   const size = object === null ? '' : `${object.payload.length} B `;
   return link('output', ref, all, `${size}= world.stateRoot${yours}`);

@@ -175,7 +175,7 @@ export function registerClientCommands(program: Command): void {
     )
     .argument(
       '[target]',
-      'index | head | sha256:<ref> | a2a:<id> | mcp:<id> | rest:<id> | - (a result object on stdin)',
+      'index | head | sha256:<ref> | a2a:<id> | mcp:<id> | rest:<id> | - (a result object, or its world block, on stdin)',
     )
     .option(
       '--result <file>',

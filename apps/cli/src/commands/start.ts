@@ -11,6 +11,7 @@ import {
   serviceLogger,
 } from '@world/runtime';
 import { uniqueReplica } from './util.js';
+import { workbenchBanner } from './workbench.js';
 import { bootstrapDemo } from '../system/demo.js';
 import { startDistributedInProcess, startEmbedded, type System } from '../system/embedded.js';
 import { underHomeLock, type HomeLockOptions } from '../system/home-lock.js';
@@ -188,6 +189,7 @@ async function startLocked(
     `  claude mcp add --transport http world ${mcp} --header "Authorization: Bearer $(cat ${demo.sessionFile})"`,
     'Try it with the MCP Inspector CLI:',
     `  npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --cli ${mcp} --transport http --header "Authorization: Bearer $(cat ${demo.sessionFile})" --method tools/list`,
+    ...workbenchBanner(system.url, paths.home),
     '',
   ];
   // The banner comes last and in one write, after every start-up line, so it is what a person

@@ -4,6 +4,7 @@ import { worldPaths } from '../system/paths.js';
 import { superviseReplicas } from '../system/supervise.js';
 import { parseReplicas } from '../system/up-args.js';
 import { startUp, type UpSystem } from '../system/up.js';
+import { workbenchBanner } from './workbench.js';
 
 /**
  * `world up [--replicas …]`: starts each service as its own process against NATS_URL and
@@ -75,6 +76,7 @@ export async function upCommand(
       '',
       'Connect Claude Code:',
       `  claude mcp add --transport http world ${mcp[0]} --header "Authorization: Bearer $(cat ${session})"`,
+      ...workbenchBanner(system.gateways[0]!, worldPaths(env).home),
       '',
     ].join('\n'),
   );

@@ -38,3 +38,16 @@ export async function workbench(
       .unref();
   }
 }
+
+/**
+ * The banner lines of `world start` and `world up` that say how to open the workbench: the
+ * command, with the gateway's URL and the World home it reads the operator credential from.
+ * @param url the gateway's base URL (http://host:port)
+ * @param home WORLD_HOME of the running World
+ */
+export function workbenchBanner(url: string, home: string): string[] {
+  return [
+    'Open the workbench (what World recorded, live, in a browser) with a one-time login URL:',
+    `  WORLD_URL=${url} WORLD_HOME=${home} pnpm world workbench --open`,
+  ];
+}

@@ -411,8 +411,9 @@ describe('world start: a quiet start-up with the banner last', () => {
     async () => {
       cli = startCli(['start'], { WORLD_HOME: home, WORLD_BIND: '127.0.0.1:0' });
       const last = (l: string) => l.includes('--method tools/list');
+      const end = (l: string) => l.endsWith('pnpm world workbench --open');
       await eventually(
-        () => (cli!.lines.some(last) ? true : undefined),
+        () => (cli!.lines.some(end) ? true : undefined),
         120_000,
         `the banner (stderr so far:\n${cli.stderr().slice(-2000)})`,
       );
@@ -427,11 +428,14 @@ describe('world start: a quiet start-up with the banner last', () => {
         ['world', 'ready'],
       ]);
       const banner = cli.lines.slice(at);
-      expect([banner.length, banner[1], banner[6], banner.findIndex(last)]).toEqual([
-        10,
-        expect.stringMatching(/^ {2}MCP endpoint: {2}http:\/\/127\.0\.0\.1:\d+\/mcp$/),
+      const url = /^ {2}MCP endpoint: {2}(http:\/\/127\.0\.0\.1:\d+)\/mcp$/.exec(banner[1]!)?.[1];
+      expect([banner.length, url, banner[6], banner.findIndex(last), ...banner.slice(10)]).toEqual([
+        12,
+        expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
         'Connect Claude Code:',
         9,
+        'Open the workbench (what World recorded, live, in a browser) with a one-time login URL:',
+        `  WORLD_URL=${url} WORLD_HOME=${home} pnpm world workbench --open`,
       ]);
     },
     E2E_TIMEOUT_MS,

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { HttpAgent } from '@ag-ui/client';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { entryHash } from '@world/canonical';
+import { entryHash, worldRef } from '@world/canonical';
 import { shortRef } from '@world/why';
 import { requireBuiltCli, runCli } from '../support/cli.js';
 import { FULL_GRANTS, MODES, startTestSystem, type TestSystem } from '../support/system.js';
@@ -41,9 +41,9 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
    * Cells of every timeline row, as the page shows them, but the time (checked here: a UTC time
    * to the second, never later than the newer row above it).
    */
-  const rowsOf = async (page: Page) => {
+  const rowsOf = async (page: Page, table = '#timeline') => {
     const rows = (
-      await page.$$eval('#timeline tbody tr', (trs) =>
+      await page.$$eval(`${table} tbody tr`, (trs) =>
         trs.map((tr) => Array.from(tr.children).map((td: any) => td.textContent ?? '')),
       )
     ).map((cells) => cells.map(squash));
@@ -269,6 +269,8 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
         '-line two',
         '+line 2',
       ]);
+      // as the browser lays it out: one line each, no blank line between
+      expect(await page.innerText('.diff pre')).toBe('-line two\n+line 2');
       // Stored strings are text: the only script on the page is the workbench's own.
       expect(await page.$$eval('script', (s) => s.map((x) => x.getAttribute('src')))).toEqual([
         '/workbench/assets/workbench.js',
@@ -302,7 +304,55 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       await page.click('text=raw checkpoint');
       expect(await page.textContent('pre.raw')).toBe(cp);
       await page.goBack();
+      // the page as it opens (going back restores the scroll at the proof)
+      await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
       await shot(page, 'entry');
+      // Every ref is a link to the page that shows it, in the page's order: header, walk, sections.
+      const entry = (await w.get(`/v1/log/${index}`)).json;
+      const record = await w.payload(entry.transitionRef, w.operatorToken);
+      const effect = await w.payload(record.effects[0], w.operatorToken);
+      const world = worldRef({
+        revision: index,
+        stateRoot: record.output,
+        logHead: entry.entryHash,
+      });
+      const object = (ref: string) => `/workbench/objects/${ref}`;
+      expect(await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href')))).toEqual([
+        `/workbench/entry/${index}`,
+        `/workbench/entry/${index - 1}`,
+        object(entry.transitionRef),
+        object(entry.header.transitionFn),
+        object(entry.header.interpreter),
+        `/workbench/why?target=${world}`,
+        `/workbench/entry/${index}`,
+        ...[entry.transitionRef, record.input, record.plan, record.effects[0], record.output].map(
+          object,
+        ),
+        `/workbench/why?target=${index}`,
+        ...[entry.transitionRef, record.input, record.plan, record.output].map(object),
+        ...[record.effects[0], effect.requestRef, effect.resultRef].map(object),
+        '/workbench/checkpoint',
+        `/workbench/proof/inclusion?index=${index}&size=${size}`,
+      ]);
+      // click through: the world ref to its walk, the prev hash to the entry before, an object
+      await page.click('tr.link[data-link="world"] a');
+      expect(page.url()).toBe(`${w.url}/workbench/why?target=${world}`);
+      expect(await textOf(page, 'p.heading')).toBe(
+        `why: entry ${index} (world ${shortRef(world)})`,
+      );
+      expect(await textOf(page, 'p.summary')).toBe('all 8 link(s) verified');
+      await page.click('tr.link[data-link="entry"] a');
+      expect(page.url()).toBe(`${w.url}/workbench/entry/${index}`);
+      await page.click('dd.prev a');
+      expect(page.url()).toBe(`${w.url}/workbench/entry/${index - 1}`);
+      expect(await textOf(page, 'h1')).toBe(`Entry #${index - 1}`);
+      await page.goBack();
+      await page.click('tr.link[data-link="effect"] a');
+      expect(page.url()).toBe(`${w.url}${object(record.effects[0])}`);
+      expect(JSON.parse((await page.textContent('main pre'))!)).toEqual(effect);
+      await page.goBack();
+      await page.click('dd.transition-ref a');
+      expect(await textOf(page, 'main dl dd')).toBe(entry.transitionRef);
       await page.goto(`${w.url}/workbench/entry/${first + 1}`);
       expect(await page.$$eval('.diff pre span', (s) => s.map((x) => x.textContent))).toEqual([
         '+<b>bold</b>',
@@ -319,7 +369,7 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
     'the why page walks an A2A id link by link, and names a stop for an id nothing committed',
     async () => {
       const context = await loggedIn(w.operatorToken);
-      const page = await context.newPage();
+      const { page, errors, foreign } = await watched(context);
       await page.goto(`${w.url}/workbench/why`);
       await page.fill('#target', `a2a:wb:${a2aTask}`);
       await page.click('button[type=submit]');
@@ -344,16 +394,32 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await textOf(page, 'p.stop')).toBe(
         '✗ stop: a2a:wb:never: no committed invocation record has this id',
       );
+      // a result's world block, pasted on its own: found by its plan, compared with the output's
+      const edit = (await w.get(`/v1/log/${first + 2}`)).json;
+      const record = await w.payload(edit.transitionRef, w.operatorToken);
+      const { world } = await w.payload(record.output, w.operatorToken);
+      await page.goto(`${w.url}/workbench/why`);
+      await page.fill('#target', JSON.stringify(world, null, 2));
+      await page.click('button[type=submit]');
+      expect(await textOf(page, 'p.heading')).toBe(
+        `why: entry ${first + 2} (matched by the world block's plan ${shortRef(record.plan)})`,
+      );
+      expect(await textOf(page, 'tr.link[data-link="output"] td:nth-child(4)')).toMatch(
+        / = world\.stateRoot; your world block is its world block$/,
+      );
+      expect(await textOf(page, 'p.summary')).toBe('all 8 link(s) verified');
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
       await context.close();
     },
     E2E_TIMEOUT_MS,
   );
 
   it(
-    'episodes: both episodes with their sessions; an episode page lists its grants, spend against budget as bars, lease holder and indeterminate intents',
+    'episodes: both episodes with their sessions; an episode page lists its calls, grants, spend against budget as bars, lease holder and indeterminate intents',
     async () => {
       const context = await loggedIn(w.operatorToken);
-      const page = await context.newPage();
+      const { page, errors, foreign } = await watched(context);
       await page.goto(`${w.url}/workbench/episodes`);
       expect(
         await page.$$eval('table.episodes tbody tr', (trs) =>
@@ -389,7 +455,29 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       ]);
       expect(await textOf(page, '#lease')).toBe('none (free)');
       expect(await textOf(page, '#indeterminate')).toBe('none');
+      // its calls, as the timeline shows them
+      expect(await rowsOf(page, '#episode-calls')).toEqual([
+        [`#${first + 6}`, 'mcp', 'wb-other', 'ailang-read', 'ok', await hashAt(first + 6)],
+      ]);
       await page.goto(`${w.url}/workbench/episodes/wb`);
+      expect((await rowsOf(page, '#episode-calls')).map((r) => r.slice(0, 5))).toEqual([
+        [`#${first + 7}`, 'mcp', 'wb', 'ailang-read', 'ok'],
+        [`#${first + 5}`, 'a2a', 'wb', 'ailang-read', 'ok'],
+        [`#${first + 4}`, 'mcp', 'wb', 'ailang-write', 'denied denied:budget'],
+        [
+          `#${first + 3}`,
+          'mcp',
+          'wb',
+          'ailang-read',
+          'refused unknown argument "limit"; ailang-read admits only: path',
+        ],
+        [`#${first + 2}`, 'mcp', 'wb', 'ailang-edit', 'ok'],
+        [`#${first + 1}`, 'mcp', 'wb', 'ailang-write', 'ok'],
+        [`#${first}`, 'mcp', 'wb', 'ailang-read', 'ok'],
+      ]);
+      await page.click("text=this episode's calls on the timeline");
+      expect(page.url()).toBe(`${w.url}/workbench?episode=wb`);
+      await page.goBack();
       // newest session first: the budget-0 session (its Write grant sees the episode's 2 writes)
       expect(await spendRows()).toEqual([
         ['Workspace.Write@worktree', '120.0', red, '2 / 0', '0'],
@@ -400,6 +488,8 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
         ...FULL_GRANTS.slice(2).map((g) => [`${g.effect}@worktree`, '0.0', green, '0 / 50', '50']),
       ]);
       await shot(page, 'episode');
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
       await context.close();
     },
     E2E_TIMEOUT_MS,
@@ -559,6 +649,24 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await textOf(page, 'p.summary')).toBe(
         'all 1 link(s) verified (2 not visible to this session)',
       );
+      // its record is a named stop, never a link to a page this session may not open
+      const hiddenEntry = (await w.get(`/v1/log/${first + 2}`)).json;
+      expect(await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href')))).toEqual([
+        `/workbench/entry/${first + 2}`,
+        `/workbench/entry/${first + 1}`,
+        `/workbench/objects/${hiddenEntry.header.transitionFn}`,
+        `/workbench/objects/${hiddenEntry.header.interpreter}`,
+        `/workbench/entry/${first + 2}`,
+        `/workbench/why?target=${first + 2}`,
+        '/workbench/checkpoint',
+        `/workbench/proof/inclusion?index=${first + 2}&size=${first + 8}`,
+      ]);
+      expect(await textOf(page, 'dd.transition-ref')).toBe(
+        `${hiddenEntry.transitionRef} stop: not visible to this session (another episode's)`,
+      );
+      // the published transition source opens for a session too
+      await page.click('dd.transition-fn a');
+      expect(await textOf(page, 'main dl dd')).toBe(hiddenEntry.header.transitionFn);
       const episode = await page.goto(`${w.url}/workbench/episodes/wb`);
       expect(episode!.status()).toBe(404);
       // the Overview: its own call and the genesis by outcome, every other entry hidden; no
@@ -602,17 +710,29 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
       expect(await textOf(page, '#live')).toMatch(
         new RegExp(`^checked \\d\\d:\\d\\d:\\d\\d, newest entry #${first + 7}$`),
       );
-      const hrefs = await page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
-      const reached: string[] = [];
+      /** Whether Tab, pressed `others` times more than the page has links, reaches each link. */
+      const tabReachesEveryLink = async (others: number) => {
+        const hrefs = await page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
+        const reached: string[] = [];
+        for (let n = 0; n < hrefs.length + others; n += 1) {
+          await page.keyboard.press('Tab');
+          const href = await page.evaluate(() =>
+            (globalThis as any).document.activeElement?.getAttribute('href'),
+          );
+          if (href) reached.push(href);
+        }
+        expect(new Set(reached)).toEqual(new Set(hrefs));
+      };
       // the form's controls come first: two time inputs take one stop per date and time field
-      for (let n = 0; n < hrefs.length + 40; n += 1) {
-        await page.keyboard.press('Tab');
-        const href = await page.evaluate(() =>
-          (globalThis as any).document.activeElement?.getAttribute('href'),
-        );
-        if (href) reached.push(href);
-      }
-      expect(new Set(reached)).toEqual(new Set(hrefs));
+      await tabReachesEveryLink(40);
+      // the entry page: every ref a link, each raw JSON behind a summary (a stop of its own)
+      await page.goto(`${w.url}/workbench/entry/${first + 2}`);
+      expect(await textOf(page, 'p.summary')).toBe('all 7 link(s) verified');
+      expect(await page.$$eval('.diff pre span', (s) => s.map((x) => x.textContent))).toEqual([
+        '-line two',
+        '+line 2',
+      ]);
+      await tabReachesEveryLink(await page.$$eval('summary', (s) => s.length + 1));
       await context.close();
     },
     E2E_TIMEOUT_MS,
@@ -705,6 +825,10 @@ describe.each(MODES)('workbench in a real browser (%s mode)', (mode) => {
             `entry #${index}'s fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(before.entryHash)}: prev cannot be linked`,
           );
           expect(await textOf(page, 'dd.entry-hash')).toMatch(/ ✓$/);
+          // the header's prev: the hash entry #index's own fields no longer hash to
+          expect(await textOf(page, 'dd.prev')).toBe(
+            `${before.entryHash} ✗ entry #${index}'s fields hash to ${shortRef(fields)}, not its stored hash ${shortRef(before.entryHash)}: prev cannot be linked`,
+          );
           const why = await page.goto(`${w.url}/workbench/why?target=${index + 1}`);
           expect(why!.status()).toBe(200);
           expect(await textOf(page, 'p.summary')).toBe('1 of 8 link(s) broken');

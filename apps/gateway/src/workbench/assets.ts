@@ -19,7 +19,7 @@ code,pre{font-family:ui-monospace,monospace;font-size:12px}pre{background:#f2f2f
 .reason{color:#555;font-size:12px}tr.broken{background:#fde8e8}
 .filters{display:flex;gap:.4rem;align-items:center;flex-wrap:wrap;margin-bottom:.5rem}
 #live{font-size:12px;color:#444}.stop{color:#c5221f}
-.diff .add{color:#137333;display:block}.diff .del{color:#c5221f;display:block}.diff .same{display:block;color:#555}
+.diff .add{color:#137333}.diff .del{color:#c5221f}.diff .same{color:#555}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;word-break:break-all}
 textarea{width:100%;font-family:ui-monospace,monospace}
 .pair{display:flex;gap:1.5rem;align-items:flex-start;flex-wrap:wrap}.pair>section{min-width:0}.pair>.latency{flex:0 1 27rem}.latency td{white-space:nowrap}.pair>.replicas{flex:1 1 36rem}.pair h2{margin-top:.5rem}

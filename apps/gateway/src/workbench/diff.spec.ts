@@ -1,6 +1,5 @@
 import { CHANGE_LINES_MAX, editedText, writtenContent } from './diff.js';
 
-/** The rendered lines of a change block, unescaped. */
 /** A block's caption as text (tags dropped, white space squashed). */
 const caption = (text: string) =>
   /<figcaption>([\s\S]*?)<\/figcaption>/
@@ -24,6 +23,10 @@ describe('workbench change blocks', () => {
   it('shows an edit as the replaced text and says the rest of the file is not recorded', () => {
     const text = editedText('line two\n', 'line 2\n', 'notes.txt', '/r').text;
     expect(spans(text)).toEqual(['-line two', '+line 2']);
+    // as preformatted text: one line each, nothing between them but the newline
+    expect(/<pre>([\s\S]*)<\/pre>/.exec(text)![1]).toBe(
+      '<span class="del">-line two</span>\n<span class="add">+line 2</span>',
+    );
     expect(caption(text)).toBe(
       'change to notes.txt (the replaced text only: the rest of the file is not recorded)',
     );

@@ -7,7 +7,7 @@
  * request object (linked) holds — a page with a 400 KB write stays small and fast.
  */
 import { diffLines as lineChanges } from 'diff';
-import { html, type Html } from './html.js';
+import { html, Html } from './html.js';
 
 /** Most lines of a change rendered on a page. */
 /** @internal exported for diff.spec.ts */
@@ -34,12 +34,14 @@ function block(lines: Line[], caption: Html, rawHref: string): Html {
     if (shown.length >= CHANGE_LINES_MAX || chars + line.text.length > CHANGE_CHARS_MAX) break;
     chars += line.text.length + 1;
     const cls = line.sign === '+' ? 'add' : line.sign === '-' ? 'del' : 'same';
-    shown.push(html`<span class="${cls}">${line.sign}${line.text}</span> `);
+    shown.push(html`<span class="${cls}">${line.sign}${line.text}</span>`);
   }
   const more = lines.length - shown.length;
+  // one line of the <pre> per line of the change: nothing but the newline between two lines
+  const text = new Html(shown.map((s) => s.text).join('\n'));
   return html`<figure class="diff">
     <figcaption>${caption}</figcaption>
-    <pre>${shown}</pre>
+    <pre>${text}</pre>
     ${
       more === 0
         ? ''

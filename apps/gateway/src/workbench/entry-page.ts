@@ -1,6 +1,7 @@
 /**
- * The Entry page (DESIGN.md §5a): the entry's header with the walk's recomputed hashes (✓/✗: entry
- * hash and prev link, world ref, every object re-hashed — @world/why), the invocation's input,
+ * The Entry page (DESIGN.md §5a): the entry's header with its hashes recomputed (✓/✗: its entry
+ * hash, its prev against entry index-1's fields, its record re-hashed) and the walk's (world ref,
+ * every object re-hashed — @world/why), the invocation's input,
  * plan, output and each effect record (decision, denial, budget before/after, request, result),
  * for writes and edits the change as a diff of what the request recorded, and every object's raw
  * JSON one click away, and the latest signed checkpoint with the entry's inclusion proof in it,
@@ -12,6 +13,9 @@ import {
   INVOCATION_RECORD_IDS,
   jsonOf,
   NOT_VISIBLE,
+  objectProblems,
+  prevProblems,
+  refusedOr,
   shortRef,
   walk,
   type LogEntry,
@@ -47,12 +51,28 @@ function rawSection(object: StoredObject | null, ref: string): Html {
     </p>`;
 }
 
+/**
+ * An object's ref as a link to its page, or — another episode's object, whose page this viewer may
+ * not open (DESIGN.md §3) — the ref with a named stop instead.
+ */
+function objectRef(ref: string, object: StoredObject | null, text: string = ref): Html {
+  return object?.hidden === true
+    ? html`<code>${text}</code> <span class="stop hidden">stop: ${NOT_VISIBLE}</span>`
+    : html`<a href="/workbench/objects/${ref}"><code>${text}</code></a>`;
+}
+
 function objectSection(title: string, ref: string, object: StoredObject | null): Html {
+  if (object?.hidden === true)
+    return html`<section class="object">
+      <h2>${title}</h2>
+      <p>${objectRef(ref, object)}</p>
+    </section>`;
   return html`<section class="object">
     <h2>${title}</h2>
     <p>
-      <a href="/workbench/objects/${ref}"><code>${ref}</code></a
-      >${object === null ? '' : html` <span class="muted">${object.semanticId}</span>`}
+      ${objectRef(ref, object)}${
+        object === null ? '' : html` <span class="muted">${object.semanticId}</span>`
+      }
     </p>
     <details>
       <summary>raw JSON</summary>
@@ -86,9 +106,7 @@ async function effectSection(reads: Provenance, ref: string, i: number): Promise
   const decision = r.allowed ? (r.failed ? 'failed' : 'allowed') : `denied: ${r.denial}`;
   return html`<section class="object effect">
     <h2>effect record ${i + 1}</h2>
-    <p>
-      <a href="/workbench/objects/${ref}"><code>${ref}</code></a>
-    </p>
+    <p>${objectRef(ref, object)}</p>
     <dl>
       <dt>decision</dt>
       <dd class="decision">${decision}</dd>
@@ -122,6 +140,13 @@ async function objectSections(reads: Provenance, entry: LogEntry): Promise<Html[
     objectSection('record', entry.transitionRef, record),
     ...(await Promise.all([...named, ...effects])),
   ];
+}
+
+/** ✓, or ✗ with what is wrong. */
+function checked(problems: string[]): Html {
+  return problems.length === 0
+    ? mark(true)
+    : html`${mark(false)} <span class="problem">${problems.join('; ')}</span>`;
 }
 
 /**
@@ -159,34 +184,45 @@ export async function entryBody(
     checkProof(log, entry),
   ]);
   const h = entry.header;
+  // both read by the walk already (PageReads): no read more
+  const [record, previous] = await Promise.all([
+    page.object(entry.transitionRef),
+    index > 0 ? refusedOr(page.entry(index - 1)) : null,
+  ]);
   return html`<dl class="header">
       <dt>entryIndex</dt>
       <dd>${h.entryIndex}</dd>
       <dt>entryHash</dt>
-      <dd class="entry-hash"><code>${entry.entryHash}</code> ${entryHashMark(entry)}</dd>
+      <dd class="entry-hash">
+        <a href="/workbench/entry/${index}"><code>${entry.entryHash}</code></a>
+        ${entryHashMark(entry)}
+      </dd>
       <dt>prevEntryHash</dt>
-      <dd>
+      <dd class="prev">
         ${
           index > 0
             ? html`<a href="/workbench/entry/${index - 1}"><code>${h.prevEntryHash}</code></a>`
-            : html`<code>${h.prevEntryHash}</code>`
+            : html`<code>${h.prevEntryHash}</code>
+                <span class="muted">(the genesis prev, sha256 of nothing: no entry before)</span>`
         }
+        ${checked(prevProblems(entry, index, previous))}
+      </dd>
+      <dt>transitionRef</dt>
+      <dd class="transition-ref">
+        ${objectRef(entry.transitionRef, record)}
+        ${record?.hidden === true ? '' : checked(objectProblems(entry.transitionRef, record))}
       </dd>
       <dt>writtenBy</dt>
       <dd>${h.writtenBy}</dd>
       <dt>semanticsEpoch</dt>
       <dd>${h.semanticsEpoch}</dd>
       <dt>transitionFn</dt>
-      <dd>
-        <a href="/workbench/objects/${h.transitionFn}"><code>${shortRef(h.transitionFn)}</code></a>
-      </dd>
+      <dd class="transition-fn">${objectRef(h.transitionFn, null, shortRef(h.transitionFn))}</dd>
       <dt>interpreter</dt>
-      <dd>
-        <a href="/workbench/objects/${h.interpreter}"><code>${shortRef(h.interpreter)}</code></a>
-      </dd>
+      <dd class="interpreter">${objectRef(h.interpreter, null, shortRef(h.interpreter))}</dd>
     </dl>
     <h2>links</h2>
-    ${linksTable(links ?? [])}
+    ${linksTable(links ?? [], index)}
     <p><a href="/workbench/why?target=${index}">walk in Why</a></p>
     <details>
       <summary>raw entry JSON</summary>

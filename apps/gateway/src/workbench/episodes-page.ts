@@ -1,7 +1,8 @@
 /**
  * The Episodes pages (DESIGN.md §5a): each episode's sessions and their grants (effect, scope,
  * budget granted, expiry), revoked or live, as the broker lists them (`broker.session.list`); an
- * episode page adds its worktree, a link to its calls on the timeline, and from
+ * episode page adds its worktree, its newest calls (the ledger's timeline index, as the Timeline
+ * filtered by the episode shows them, which lists all of them), and from
  * `broker.episode.spend` the spend against budget of each grant (a server-drawn bar), the lease
  * holder and the indeterminate intents. A session credential sees its own episode only
  * (DESIGN.md §3).
@@ -9,12 +10,15 @@
 import { NotFoundError, READ_DEADLINE_MS, type ReadScope, type ReplyOf } from '@world/contracts';
 import type { RpcClient } from '@world/runtime';
 import { html, type Html } from './html.js';
+import { entriesTable } from './timeline-page.js';
 
 type SessionInfo = Awaited<ReturnType<typeof listSessions>>[number];
 type Spend = ReplyOf<'broker.episode.spend'>;
 
 /** Width of a spend bar in px. */
 const BAR_W = 120;
+/** The newest calls an Episode page lists (the timeline filtered by the episode has them all). */
+const EPISODE_CALLS_SHOWN = 20;
 
 /** The sessions the scope may see: all of them (operator) or its own episode's. */
 export async function listSessions(rpc: RpcClient, scope: ReadScope, episodeId?: string) {
@@ -227,15 +231,32 @@ export async function episodeBody(
     if (err instanceof NotFoundError) return null;
     throw err;
   }
-  const sessions = await listSessions(rpc, scope, episodeId);
+  const [sessions, calls] = await Promise.all([
+    listSessions(rpc, scope, episodeId),
+    rpc.request(
+      'ledger.timeline',
+      { scope, limit: EPISODE_CALLS_SHOWN, episode: episodeId },
+      { timeoutMs: READ_DEADLINE_MS },
+    ),
+  ]);
+  const timeline = `/workbench?episode=${encodeURIComponent(episodeId)}`;
   return html`<dl>
       <dt>worktree</dt>
       <dd><code>${worktree}</code></dd>
     </dl>
+    <h2>calls</h2>
+    ${
+      calls.items.length === 0
+        ? html`<p id="no-calls">No call of this episode is in the log yet.</p>`
+        : entriesTable('episode-calls', calls.items)
+    }
     <p>
-      <a href="/workbench?episode=${encodeURIComponent(episodeId)}"
-        >this episode's calls on the timeline</a
-      >
+      ${
+        calls.next === null
+          ? html`<a href="${timeline}">this episode's calls on the timeline</a>`
+          : html`the newest ${EPISODE_CALLS_SHOWN};
+              <a href="${timeline}">all of this episode's calls on the timeline</a>`
+      }
     </p>
     ${leaseAndIntents(spend)}
     <h2>spend against budget</h2>

@@ -140,6 +140,26 @@ export function rowHtml(row: TimelineRow): Html {
   </tr>`;
 }
 
+/** Entries as the timeline shows them, newest first: one rowHtml each (the Episode page's too). */
+export function entriesTable(id: string, rows: TimelineRow[]): Html {
+  return html`<table id="${id}">
+    <thead>
+      <tr>
+        <th>index</th>
+        <th>time (UTC)</th>
+        <th>surface</th>
+        <th>episode</th>
+        <th>tool</th>
+        <th>outcome</th>
+        <th>entry hash</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(rowHtml)}
+    </tbody>
+  </table>`;
+}
+
 function unrecordedHtml(row: UnrecordedRow): Html {
   return html`<tr>
     <td>
@@ -209,22 +229,7 @@ export function timelineBody(page: TimelinePage, q: TimelineQuery, checkedAt: st
               ${page.rows.map(unrecordedHtml)}
             </tbody>
           </table>`
-      : html`<table id="timeline">
-          <thead>
-            <tr>
-              <th>index</th>
-              <th>time (UTC)</th>
-              <th>surface</th>
-              <th>episode</th>
-              <th>tool</th>
-              <th>outcome</th>
-              <th>entry hash</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${page.rows.map(rowHtml)}
-          </tbody>
-        </table>`;
+      : entriesTable('timeline', page.rows);
   return html`${form(q)}
     <p
       id="live"

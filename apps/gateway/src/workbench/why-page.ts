@@ -1,7 +1,7 @@
 /**
  * The Why page (DESIGN.md §5a): the walk of `world why` (@world/why, world-spec §7.3, §9), link by
- * link with ✓/✗, from a pasted index, ref, invocation id, receipt id or result object (its
- * `world` block). A target that cannot be followed is shown as a named stop — the walk's own
+ * link with ✓/✗, from a pasted index, ref, invocation id, receipt id, result object or a result's
+ * `world` block alone. A target that cannot be followed is shown as a named stop — the walk's own
  * message — never guessed past.
  */
 import {
@@ -16,7 +16,7 @@ import {
   type Provenance,
   type Target,
 } from '@world/why';
-import { decodeBase64 } from '@world/canonical';
+import { decodeBase64, isRef } from '@world/canonical';
 import { html, mark, type Html } from './html.js';
 import type { LogProofReads } from './proof-section.js';
 
@@ -38,7 +38,10 @@ export type WhyOutcome =
   | { kind: 'stop'; target: string; reason: string }
   | { kind: 'walked'; target: string; index: number; matchedBy: string | null; links: Link[] };
 
-/** The target text as pasted: a JSON object is a result (`world why -`), anything else a target. */
+/**
+ * The target text as pasted: a JSON object is a result or its `world` block (`world why -`),
+ * anything else a target.
+ */
 function targetOf(text: string): Target {
   return text.startsWith('{') ? { kind: 'result' } : parseTarget(text);
 }
@@ -67,8 +70,25 @@ export async function runWhy(
   }
 }
 
-/** The links as a table: one row per link, its ref a link to the object's raw JSON. */
-export function linksTable(links: Link[]): Html {
+/**
+ * The workbench page that shows a link's ref: the entry's page for the entry and its place in the
+ * signed log, the Why walk of a world ref (a world is no object: GET /v1/worlds), an object's page
+ * for the rest. None for a ref this viewer may not see (another episode's: a named stop, its
+ * detail says so) or for a link without a ref.
+ * @param index the entry the links were walked from
+ */
+function refHref(l: Link, index: number): string | null {
+  if (l.hidden === true || !isRef(l.ref)) return null;
+  if (l.name === 'entry' || l.name === 'log') return `/workbench/entry/${index}`;
+  if (l.name === 'world') return `/workbench/why?target=${l.ref}`;
+  return `/workbench/objects/${l.ref}`;
+}
+
+/**
+ * The links as a table: one row per link, its ref a link to the page that shows it (refHref).
+ * @param index the entry the links were walked from
+ */
+export function linksTable(links: Link[], index: number): Html {
   return html`<table class="links">
       <thead>
         <tr>
@@ -79,23 +99,21 @@ export function linksTable(links: Link[]): Html {
         </tr>
       </thead>
       <tbody>
-        ${links.map(
-          (l) =>
-            html`<tr class="link ${l.ok === false ? 'broken' : ''}" data-link="${l.name}">
-              <td>${mark(l.ok)}</td>
-              <td>${l.name}</td>
-              <td>
-                ${
-                  l.ref.startsWith('sha256:') && l.name !== 'world' && l.name !== 'entry'
-                    ? html`<a href="/workbench/objects/${l.ref}"
-                        ><code>${shortRef(l.ref)}</code></a
-                      >`
-                    : html`<code>${shortRef(l.ref)}</code>`
-                }
-              </td>
-              <td>${l.detail}</td>
-            </tr>`,
-        )}
+        ${links.map((l) => {
+          const href = refHref(l, index);
+          return html`<tr class="link ${l.ok === false ? 'broken' : ''}" data-link="${l.name}">
+            <td>${mark(l.ok)}</td>
+            <td>${l.name}</td>
+            <td>
+              ${
+                href === null
+                  ? html`<code>${shortRef(l.ref)}</code>`
+                  : html`<a href="${href}"><code>${shortRef(l.ref)}</code></a>`
+              }
+            </td>
+            <td>${l.detail}</td>
+          </tr>`;
+        })}
       </tbody>
     </table>
     <p class="summary">${summaryLine(links)}</p>`;
@@ -110,7 +128,8 @@ export function whyBody(outcome: WhyOutcome): Html {
       >An entry index, <code>head</code>, a <code>sha256:</code> ref, an <code>a2a:</code>/<code
         >mcp:</code
       >
-      invocation id, a <code>rest:</code> receipt id, or a result object</label
+      invocation id, a <code>rest:</code> receipt id, a result object or its
+      <code>world</code> block</label
     >
     <textarea id="target" name="target" rows="3">${value}</textarea>
     <button type="submit">Walk</button>
@@ -125,5 +144,5 @@ export function whyBody(outcome: WhyOutcome): Html {
         outcome.matchedBy === null ? '' : ` (${outcome.matchedBy})`
       }
     </p>
-    ${linksTable(outcome.links)}`;
+    ${linksTable(outcome.links, outcome.index)}`;
 }
